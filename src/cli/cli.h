@@ -1,0 +1,81 @@
+/* cli.h -- the command-line program's own interface (not part of the library).
+ *
+ * Every subcommand is a row of the command table in main.c: it parses its
+ * options with the helpers below, calls the library, and returns one table;
+ * main renders the table in the chosen --format.  So the flow is always
+ * command line -> library -> table -> format.
+ */
+#ifndef SPECDEC_CLI_H
+#define SPECDEC_CLI_H
+
+#include <stddef.h>
+
+#include "parse.h"
+#include "status.h"
+#include "table.h"
+
+#define CLI_MAX_OPTIONS 40
+#define CLI_MAX_POSITIONAL 4
+
+typedef struct {
+    const char *name;    /* "--alpha" */
+    const char *metavar; /* "LIST"; NULL for a flag that takes no value */
+    const char *help;    /* one line */
+} cli_option;
+
+typedef struct cli_args cli_args;
+
+typedef struct {
+    const char *name;     /* "speedup" */
+    const char *synopsis; /* usage line after "specdec " */
+    const char *summary;  /* one line for `specdec --help` */
+    const cli_option *options; /* ends with { NULL, NULL, NULL }; --format and --help are implied */
+    int min_pos, max_pos; /* positional arguments */
+    sd_status (*run)(const cli_args *a, sd_table **out, sd_error *err);
+} cli_command;
+
+struct cli_args {
+    const cli_command *cmd;
+    const char *value[CLI_MAX_OPTIONS]; /* by option index; NULL if absent */
+    int given[CLI_MAX_OPTIONS];
+    const char *pos[CLI_MAX_POSITIONAL];
+    int npos;
+};
+
+/* Parses argv (after the command name).  Sets *help when --help is given.
+ * The format name, if given, is returned in *format (else NULL). */
+sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, int *help,
+                    const char **format, sd_error *err);
+
+/* The option's value, or NULL when absent. */
+const char *cli_value(const cli_args *a, const char *name);
+/* 1 when the flag or option was given. */
+int cli_given(const cli_args *a, const char *name);
+
+/* A list option (dom->name names it).  When absent: parses dflt, or fails
+ * with "--x is required" when dflt is NULL. */
+sd_status cli_list(const cli_args *a, const sd_domain *dom, const char *dflt, sd_list *out,
+                   sd_error *err);
+/* A single-number option, with the same rules. */
+sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, double *out,
+                     sd_error *err);
+
+/* Rows of the cartesian product of n lists, or SD_EINVAL past SD_LIST_MAX. */
+sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err);
+/* The idx-th combination (first list slowest) into x[0..n-1]. */
+void cli_grid_point(const sd_list *lists, size_t n, size_t idx, double *x);
+
+/* Builds a table with these column names; SD_ENOMEM on failure. */
+sd_status cli_table(size_t ncols, const char *const *names, sd_table **out, sd_error *err);
+
+/* Ends a command: frees the n lists and, when st is not SD_OK, the table;
+ * stores the table (or NULL) in *out and returns st. */
+sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out);
+
+/* The domains shared by the commands. */
+extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
+
+/* Subcommands, one per file under src/cli/. */
+extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap;
+
+#endif

@@ -1,0 +1,47 @@
+/* dist.h -- probability vectors over a vocabulary.
+ *
+ * A distribution file holds one probability per line, or
+ * "label<TAB>probability" lines (all lines alike); blank lines and lines
+ * starting with # are skipped.  Probabilities must be finite, in [0, 1] and
+ * sum to 1 within SD_DIST_SUM_TOL; the loaded vector is divided by its sum.
+ */
+#ifndef SPECDEC_DIST_H
+#define SPECDEC_DIST_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+#define SD_DIST_SUM_TOL 1e-6
+#define SD_VOCAB_MAX 4194304u /* 2^22 tokens */
+
+typedef struct {
+    size_t n;      /* vocabulary size, >= 1 */
+    double *p;     /* n probabilities summing to 1 */
+    char **labels; /* n labels, or NULL when the file had none */
+} sd_dist;
+
+/* Loads path into d.  SD_EINVAL names the file (and line) for a missing,
+ * unreadable or malformed file. */
+sd_status sd_dist_load(const char *path, sd_dist *d, sd_error *err);
+
+/* Checks that p[0..n-1] is a distribution as above (name is used in messages). */
+sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err);
+
+void sd_dist_free(sd_dist *d);
+
+/* Checks that p and q share a vocabulary: the same size and, when both have
+ * labels, the same labels in the same order. */
+sd_status sd_dist_compatible(const sd_dist *p, const sd_dist *q, const char *p_name,
+                             const char *q_name, sd_error *err);
+
+/* beta = sum_x min(p(x), q(x)), eq. (1): the probability that speculative
+ * sampling accepts x ~ q.  In [0, 1]; 1 iff p = q, 0 iff disjoint supports. */
+double sd_dist_overlap(const double *p, const double *q, size_t n);
+
+/* D_LK(p, q) = sum_x |p(x) - M(x)| = sum_x |p(x) - q(x)| / 2, eqs. (5)-(6):
+ * the total variation distance.  Computed from |p - q| directly, so that
+ * D_LK = 1 - beta (eq. 6) is an identity the tests can check. */
+double sd_dist_tv(const double *p, const double *q, size_t n);
+
+#endif

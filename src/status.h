@@ -1,0 +1,31 @@
+/* status.h -- how the specdec library reports failure.
+ *
+ * Library functions never print and never exit.  A function that can fail
+ * returns an sd_status and, when given a non-NULL sd_error, writes one line
+ * (no trailing newline) saying what was wrong and what the valid range is.
+ * The program prefixes that line with its name and maps the status to an
+ * exit code: SD_EINVAL -> 2, anything else -> 1.
+ */
+#ifndef SPECDEC_STATUS_H
+#define SPECDEC_STATUS_H
+
+#include <stdarg.h>
+
+typedef enum {
+    SD_OK = 0,
+    SD_EINVAL, /* invalid usage or input: the caller can fix it        */
+    SD_EIO,    /* a file or program could not be read, written or run */
+    SD_ENOMEM, /* an allocation failed                                 */
+    SD_EFAIL   /* any other failure (a numerical routine did not converge) */
+} sd_status;
+
+typedef struct {
+    char msg[512];
+} sd_error;
+
+/* Writes a printf-style message into err (when err is non-NULL) and returns
+ * status, so that a failing function can `return sd_fail(err, SD_EINVAL, ...)`. */
+sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,236 @@
+/* theory.c -- closed forms of speculative decoding (see theory.h).
+ *
+ * The optimum uses GSL's lower branch of the Lambert W function where it is
+ * well conditioned and a GSL Brent root finder on the same equation written
+ * in u = ln v elsewhere:
+ *   near the branch point (d small: alpha -> 1 with c not small) W_{-1} loses
+ *   digits like eps/d, so solve expm1(u) - u = d directly;
+ *   far out (d large: small c) -e^{-(1+d)} underflows to -0, so solve in
+ *   log space: u = ln d + log1p((1 + u)/d).
+ * Cost: O(1) in every case (a bounded number of root-finder iterations).
+ */
+#include "theory.h"
+
+#include <float.h>
+#include <math.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_roots.h>
+#include <gsl/gsl_sf_lambert.h>
+
+static int alpha_ok(double alpha) { return alpha >= 0.0 && alpha <= 1.0; }
+static int nonneg_ok(double x) { return x >= 0.0 && x < INFINITY; }
+
+double sd_theory_expected_tokens(double alpha, double gamma)
+{
+    if (!alpha_ok(alpha) || !nonneg_ok(gamma))
+        return NAN;
+    if (alpha <= 0.0)
+        return 1.0; /* only the resampled token: 0^0 = 1 */
+    if (alpha >= 1.0)
+        return gamma + 1.0;
+    /* 1 - alpha^(g+1) = -expm1((g+1) ln alpha): no cancellation near alpha = 1.
+     * The relative error of the product is amplified by |x|/(e^|x| - 1) <= 1. */
+    return -expm1((gamma + 1.0) * log(alpha)) / (1.0 - alpha);
+}
+
+double sd_theory_pmf(double alpha, double gamma, double n)
+{
+    if (!alpha_ok(alpha) || !nonneg_ok(gamma) || !(fabs(n) < INFINITY))
+        return NAN;
+    if (n < 1.0 || n > gamma + 1.0 || floor(n) < n)
+        return 0.0;
+    if (n <= gamma)
+        return pow(alpha, n - 1.0) * (1.0 - alpha); /* eq. (2) */
+    return pow(alpha, gamma);                       /* eq. (3) */
+}
+
+double sd_theory_survival(double alpha, double gamma, double n)
+{
+    if (!alpha_ok(alpha) || !nonneg_ok(gamma) || !(fabs(n) < INFINITY))
+        return NAN;
+    if (n <= 1.0)
+        return 1.0;
+    if (n > gamma + 1.0)
+        return 0.0;
+    return pow(alpha, ceil(n) - 1.0);
+}
+
+double sd_theory_cost_factor(double gamma, double cost)
+{
+    if (!nonneg_ok(gamma) || !nonneg_ok(cost))
+        return NAN;
+    return 1.0 + gamma * cost;
+}
+
+double sd_theory_improvement(double alpha, double gamma, double cost)
+{
+    return sd_theory_expected_tokens(alpha, gamma) / sd_theory_cost_factor(gamma, cost);
+}
+
+double sd_theory_flop_factor(double alpha, double gamma, double mu)
+{
+    if (!nonneg_ok(mu))
+        return NAN;
+    return (gamma * mu + gamma + 1.0) / sd_theory_expected_tokens(alpha, gamma);
+}
+
+double sd_theory_ceiling(double alpha)
+{
+    if (!alpha_ok(alpha))
+        return NAN;
+    return alpha >= 1.0 ? INFINITY : 1.0 / (1.0 - alpha);
+}
+
+/* ---- the stationary point of eq. (10) ------------------------------------ */
+
+/* expm1(u) - u for u >= 0, to a few ulp: a Taylor series where the
+ * subtraction would cancel.  u^2/2 (1 + u/3 (1 + u/4 (1 + ... u/12))); the
+ * first omitted term is below 1e-19 of the sum for u < 1/8. */
+static double expm1_minus_id(double u)
+{
+    if (u < 0.125) {
+        double s = 1.0;
+        for (int k = 12; k >= 3; k--)
+            s = 1.0 + s * u / k;
+        return s * u * u / 2.0;
+    }
+    return expm1(u) - u;
+}
+
+typedef struct {
+    double d;    /* right-hand side of expm1(u) - u = d                */
+    double ln_d; /* ln d, kept separately because d may overflow      */
+} u_equation;
+
+static double near_branch(double u, void *params)
+{
+    const u_equation *e = params;
+    return expm1_minus_id(u) - e->d;
+}
+
+static double far_out(double u, void *params)
+{
+    const u_equation *e = params;
+    /* e^u - u - 1 = d  <=>  u = ln d + log1p((1 + u) / d) */
+    return u - e->ln_d - log1p((1.0 + u) * exp(-e->ln_d));
+}
+
+/* Brent's method on a bracketing interval, to 2 eps relative. */
+static sd_status brent(double (*fn)(double, void *), u_equation *eq, double lo, double hi,
+                       double *root, sd_error *err)
+{
+    enum { MAX_ITER = 200 };
+    gsl_function f = { fn, eq };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return sd_fail(err, SD_ENOMEM, "optimal: out of memory");
+    int status = gsl_root_fsolver_set(s, &f, lo, hi);
+    for (int iter = 0; status == GSL_SUCCESS; iter++) {
+        status = gsl_root_fsolver_iterate(s);
+        if (status != GSL_SUCCESS)
+            break;
+        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+                                        0.0, 2.0 * DBL_EPSILON);
+        if (status == GSL_CONTINUE)
+            status = iter + 1 < MAX_ITER ? GSL_SUCCESS : GSL_EMAXITER;
+        else
+            break;
+    }
+    *root = gsl_root_fsolver_root(s);
+    gsl_root_fsolver_free(s);
+    if (status != GSL_SUCCESS)
+        return sd_fail(err, SD_EFAIL, "optimal: root finder failed: %s", gsl_strerror(status));
+    return SD_OK;
+}
+
+/* Where each method is used, by d: below NEAR_BRANCH the Brent solve of
+ * expm1(u) - u = d (W_{-1} loses eps/d there); above FAR_OUT the log-space
+ * solve (e^{-(1+d)} heads for underflow); gsl_sf_lambert_Wm1_e in between. */
+static const double NEAR_BRANCH = 1e-2;
+static const double FAR_OUT = 600.0;
+
+/* u = ln v > 0 with v - ln v = 1 + d, i.e. expm1(u) - u = d, for d > 0
+ * given as ln d. */
+static sd_status solve_u(double ln_d, double *u, sd_error *err)
+{
+    u_equation eq = { exp(ln_d), ln_d };
+    if (ln_d < log(NEAR_BRANCH)) {
+        double s = sqrt(2.0 * eq.d); /* u^2/2 < expm1(u) - u: the root lies in (s/2, s) */
+        return brent(near_branch, &eq, 0.5 * s, s, u, err);
+    }
+    if (ln_d > log(FAR_OUT))
+        return brent(far_out, &eq, ln_d, ln_d + 1.0, u, err);
+    gsl_sf_result w;
+    int status = gsl_sf_lambert_Wm1_e(-exp(-(1.0 + eq.d)), &w);
+    if (status != GSL_SUCCESS)
+        return sd_fail(err, SD_EFAIL, "optimal: Lambert W failed: %s", gsl_strerror(status));
+    *u = log(-w.val);
+    return SD_OK;
+}
+
+/* The real gamma >= 0 maximising eq. (10): 0 when f does not increase at 0. */
+static sd_status continuous_optimum(double alpha, double cost, double *gamma, sd_error *err)
+{
+    *gamma = 0.0;
+    if (alpha <= 0.0 || cost >= 1.0)
+        return SD_OK; /* f = 1/(1 + gamma c), or d <= 0: decreasing from gamma = 0 */
+    if (cost <= 0.0 || alpha >= 1.0) {
+        *gamma = INFINITY;
+        return SD_OK;
+    }
+    double neg_l = -log(alpha); /* > 0 */
+    double ln_d = log(neg_l) + log1p(-cost) - log(cost);
+    double u;
+    sd_status st = solve_u(ln_d, &u, err);
+    if (st != SD_OK)
+        return st;
+    double g = u / neg_l - 1.0;
+    *gamma = g > 0.0 ? g : 0.0;
+    return SD_OK;
+}
+
+sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err)
+{
+    if (!alpha_ok(alpha))
+        return sd_fail(err, SD_EINVAL, "optimal: alpha %g is outside [0, 1]", alpha);
+    if (!nonneg_ok(cost))
+        return sd_fail(err, SD_EINVAL, "optimal: cost %g is outside [0, inf)", cost);
+
+    opt->ceiling = sd_theory_ceiling(alpha);
+    sd_status st = continuous_optimum(alpha, cost, &opt->gamma_continuous, err);
+    if (st != SD_OK)
+        return st;
+
+    if (alpha <= cost) { /* no gamma gives f > 1: see theory.h */
+        opt->gamma_opt = 0.0;
+        opt->improvement_opt = 1.0;
+        opt->expected_tokens_opt = 1.0;
+        return SD_OK;
+    }
+    if (cost <= 0.0 || alpha >= 1.0) { /* unbounded: f increases for ever */
+        opt->gamma_opt = INFINITY;
+        opt->expected_tokens_opt = sd_theory_ceiling(alpha);
+        opt->improvement_opt = cost <= 0.0 ? opt->expected_tokens_opt : 1.0 / cost;
+        return SD_OK;
+    }
+
+    /* f is quasi-concave, so its whole maximiser is floor or ceil of the real
+     * one; one more step either side absorbs rounding in gamma*.  Where f is
+     * flat to double precision (tiny c: 1 + gamma c rounds to 1) ties go to
+     * the candidate nearest gamma*. */
+    double gs = opt->gamma_continuous, base = floor(gs);
+    double best = 1.0, best_f = sd_theory_improvement(alpha, 1.0, cost);
+    for (int k = -1; k <= 2; k++) {
+        double g = fmax(1.0, base + k);
+        double f = sd_theory_improvement(alpha, g, cost);
+        if (f > best_f || (!(f < best_f) && fabs(g - gs) < fabs(best - gs))) {
+            best = g;
+            best_f = f;
+        }
+    }
+    opt->gamma_opt = best;
+    opt->improvement_opt = best_f;
+    opt->expected_tokens_opt = sd_theory_expected_tokens(alpha, best);
+    return SD_OK;
+}

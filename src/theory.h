@@ -1,0 +1,76 @@
+/* theory.h -- the closed forms of speculative decoding.
+ *
+ * Equation numbers are those of shared/seed/speculative-decoding-part1.txt:
+ *   alpha  expected acceptance rate, E(beta), eq. (7)          domain [0, 1]
+ *   gamma  draft length: drafts per iteration                  domain [0, inf), whole numbers
+ *   cost   c = T_Mq / T_Mp, eq. (8)                            domain [0, inf)
+ *   mu     F_Mq / F_Mp, the FLOP ratio of eq. (11)             domain [0, inf)
+ * N is the number of tokens one iteration emits (accepted drafts plus the
+ * resampled or bonus token), so 1 <= N <= gamma + 1.
+ *
+ * Functions taking real arguments return NaN outside their domain; callers
+ * (the CLI) validate first.  gamma is a double so that gamma up to 2^53 is
+ * exact; fractional gamma gives the analytic continuation of eq. (4), which
+ * the continuous optimum uses.
+ */
+#ifndef SPECDEC_THEORY_H
+#define SPECDEC_THEORY_H
+
+#include "status.h"
+
+/* E(N) = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{j=0..gamma} alpha^j, eq. (4).
+ * Limits: alpha = 0 gives 1; alpha = 1 gives gamma + 1 (and alpha -> 1
+ * tends to it continuously); gamma -> inf gives 1/(1 - alpha).
+ * Computed as expm1((gamma+1) log alpha) / (alpha - 1): no cancellation, a
+ * few ulp of relative error for every alpha in [0, 1] and gamma up to 2^53. */
+double sd_theory_expected_tokens(double alpha, double gamma);
+
+/* P(N = n), eqs. (2) and (3): alpha^(n-1) (1 - alpha) for n = 1..gamma and
+ * alpha^gamma for n = gamma + 1; 0 for any other whole n.  0^0 = 1. */
+double sd_theory_pmf(double alpha, double gamma, double n);
+
+/* P(N >= n) = alpha^(n-1) for n = 1..gamma+1 (the derivation of eq. 4);
+ * 1 for n <= 1, 0 for n > gamma + 1. */
+double sd_theory_survival(double alpha, double gamma, double n);
+
+/* The relative iteration cost 1 + gamma c, eq. (9) divided by T. */
+double sd_theory_cost_factor(double gamma, double cost);
+
+/* Wall-time improvement f(gamma) = E(N) / (1 + gamma c), eq. (10).
+ * At gamma = 1 it is (1 + alpha) / (1 + c). */
+double sd_theory_improvement(double alpha, double gamma, double cost);
+
+/* FLOP factor (gamma mu + gamma + 1) / E(N), eq. (11): arithmetic per
+ * emitted token relative to standard decoding.  At alpha = 1 it is
+ * (gamma mu + gamma + 1) / (gamma + 1). */
+double sd_theory_flop_factor(double alpha, double gamma, double mu);
+
+/* The oracle ceiling 1 / (1 - alpha), the limit of eq. (4) as gamma -> inf;
+ * +inf at alpha = 1. */
+double sd_theory_ceiling(double alpha);
+
+typedef struct {
+    double gamma_opt;           /* whole gamma >= 1 maximising eq. (10); 0 = do not speculate; +inf = unbounded */
+    double improvement_opt;     /* f(gamma_opt); 1 when gamma_opt = 0; the supremum when unbounded */
+    double expected_tokens_opt; /* E(N) at gamma_opt; 1 when gamma_opt = 0; the limit when unbounded */
+    double gamma_continuous;    /* real gamma >= 0 maximising eq. (10) (Lambert W stationary point) */
+    double ceiling;             /* 1 / (1 - alpha) */
+} sd_optimum;
+
+/* The optimal draft length for eq. (10), in O(1).
+ *
+ * Do not speculate (gamma_opt = 0) exactly when alpha <= c: f(gamma) > 1
+ * iff sum_{j=1..gamma} alpha^j > gamma c; if alpha <= c every term
+ * alpha^j <= alpha <= c, so no gamma helps; if alpha > c, gamma = 1 already
+ * gives f(1) = (1 + alpha)/(1 + c) > 1.
+ * Unbounded: c = 0 with alpha > 0 (f increases to 1/(1 - alpha)) and
+ * alpha = 1 with c < 1 (f increases to 1/c); gamma_opt = +inf.
+ * Otherwise the stationary point of eq. (10) is
+ *     gamma* = ln(v) / (-ln alpha) - 1,   v - ln v = 1 + d,
+ *     d = (-ln alpha)(1 - c)/c,           v = -W_{-1}(-e^{-(1+d)}),
+ * f is quasi-concave in gamma, so the whole optimum is floor or ceil of
+ * gamma*.  Returns SD_EINVAL outside the domain, SD_EFAIL if a GSL routine
+ * fails. */
+sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err);
+
+#endif

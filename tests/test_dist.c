@@ -1,0 +1,135 @@
+/* test_dist.c -- distribution files, overlap beta and D_LK. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "dist.h"
+#include "testutil.h"
+
+START_TEST(four_token_example)
+{
+    sd_dist p, q;
+    ck_assert_int_eq(sd_dist_load("data/four-token-p.txt", &p, NULL), SD_OK);
+    ck_assert_int_eq(sd_dist_load("data/four-token-q.txt", &q, NULL), SD_OK);
+    ck_assert_uint_eq(p.n, 4);
+    ck_assert_str_eq(p.labels[1], "B");
+    ck_assert_int_eq(sd_dist_compatible(&p, &q, "p", "q", NULL), SD_OK);
+    ck_assert_double_eq_tol(sd_dist_overlap(p.p, q.p, 4), 0.55, 1e-15); /* the seed's beta */
+    ck_assert_double_eq_tol(sd_dist_tv(p.p, q.p, 4), 0.45, 1e-15);
+    sd_dist_free(&p);
+    sd_dist_free(&q);
+}
+END_TEST
+
+/* D_LK = 1 - beta (eq. 6), on Dirichlet draws of many sizes and sparsities. */
+START_TEST(dlk_is_one_minus_beta)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    enum { N = 5000 };
+    static double p[N], q[N], kappa[N];
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = 1 + gsl_rng_uniform_int(r, N);
+        double k = pow(10.0, -2.0 + 3.0 * gsl_rng_uniform(r));
+        for (size_t i = 0; i < n; i++)
+            kappa[i] = k;
+        gsl_ran_dirichlet(r, n, kappa, p);
+        gsl_ran_dirichlet(r, n, kappa, q);
+        double beta = sd_dist_overlap(p, q, n), tv = sd_dist_tv(p, q, n);
+        ck_assert(beta >= 0.0 && beta <= 1.0 + 1e-12);
+        ck_assert_double_eq_tol(tv, 1.0 - beta, 1e-12);
+        ck_assert_double_eq_tol(sd_dist_overlap(p, p, n), 1.0, 1e-12); /* p = q: beta 1 */
+        ck_assert_double_eq(sd_dist_tv(p, p, n), 0.0);
+        ck_assert_double_eq(sd_dist_overlap(q, p, n), beta);         /* symmetric */
+    }
+    gsl_rng_free(r);
+    const double a[] = { 0.5, 0.5, 0, 0 }, b[] = { 0, 0, 0.25, 0.75 }; /* disjoint: beta 0 */
+    ck_assert_double_eq(sd_dist_overlap(a, b, 4), 0.0);
+    ck_assert_double_eq(sd_dist_tv(a, b, 4), 1.0);
+}
+END_TEST
+
+START_TEST(files_accepted)
+{
+    sd_dist d;
+    const char *path = write_temp("# comment\n\n0.25\r\n  0.75  \n# trailing comment\n");
+    ck_assert_int_eq(sd_dist_load(path, &d, NULL), SD_OK);
+    ck_assert_uint_eq(d.n, 2);
+    ck_assert_ptr_null(d.labels);
+    ck_assert_double_eq(d.p[1], 0.75);
+    sd_dist_free(&d);
+    unlink(path);
+    path = write_temp("0.3333333\n0.3333333\n0.3333333\n"); /* within 1e-6: rescaled to sum 1 */
+    ck_assert_int_eq(sd_dist_load(path, &d, NULL), SD_OK);
+    ck_assert_double_eq_tol(d.p[0] + d.p[1] + d.p[2], 1.0, 1e-15);
+    sd_dist_free(&d);
+    unlink(path);
+}
+END_TEST
+
+START_TEST(files_rejected)
+{
+    static const struct { const char *text, *why; } bad[] = {
+        { "", "no probabilities" },
+        { "# only a comment\n", "no probabilities" },
+        { "0.5\n0.5x\n", ":2: '0.5x' is not a number" },
+        { "0.5\n-0.5\n1\n", ":2: -0.5 is outside [0, 1]" },
+        { "0.5\nnan\n", ":2: 'nan' is not a number" },
+        { "0.5\ninf\n", ":2: 'inf' is not a number" },
+        { "0.5\n0.6\n", "sum to 1.1" },
+        { "0.4\n0.4\n", "sum to 0.8" },
+        { "a\t0.5\n0.5\n", ":2: an unlabelled line among labelled ones" },
+        { "\t0.5\nb\t0.5\n", ":1: empty label" },
+        { "a\t\nb\t0.5\n", ":1: empty value" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sd_dist d = { 0 };
+        sd_error err = { "" };
+        const char *path = write_temp(bad[i].text);
+        ck_assert_msg(sd_dist_load(path, &d, &err) == SD_EINVAL, "case %zu accepted", i);
+        ck_assert_msg(strstr(err.msg, bad[i].why) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, bad[i].why);
+        ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0, "'%s' does not name the file", err.msg);
+        ck_assert_ptr_null(d.p);
+        unlink(path);
+    }
+    sd_dist d;
+    sd_error err;
+    ck_assert_int_eq(sd_dist_load("/nonexistent/p.txt", &d, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "/nonexistent/p.txt: cannot open: No such file or directory");
+    ck_assert_int_eq(sd_dist_load("/tmp", &d, &err), SD_EINVAL); /* a directory: unreadable */
+    ck_assert_ptr_nonnull(strstr(err.msg, "read error"));
+}
+END_TEST
+
+START_TEST(vocabularies_must_match)
+{
+    double a[] = { 0.5, 0.5 }, b[] = { 0.2, 0.3, 0.5 };
+    sd_dist p = { 2, a, NULL }, q = { 3, b, NULL };
+    sd_error err;
+    ck_assert_int_eq(sd_dist_compatible(&p, &q, "p.txt", "q.txt", &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "p.txt has 2 tokens but q.txt has 3; the vocabularies must match");
+    char l1[] = "A", l2[] = "B", l3[] = "C";
+    char *la[] = { l1, l2 }, *lb[] = { l1, l3 };
+    sd_dist pl = { 2, a, la }, ql = { 2, a, lb };
+    ck_assert_int_eq(sd_dist_compatible(&pl, &ql, "p.txt", "q.txt", &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "token 1 is 'B' in p.txt but 'C' in q.txt");
+    ck_assert_int_eq(sd_dist_check(a, 2, "x", NULL), SD_OK);
+    ck_assert_int_eq(sd_dist_check(a, 0, "x", NULL), SD_EINVAL);
+}
+END_TEST
+
+Suite *dist_suite(void)
+{
+    Suite *s = suite_create("dist");
+    TCase *tc = tcase_create("dist");
+    tcase_add_test(tc, four_token_example);
+    tcase_add_test(tc, dlk_is_one_minus_beta);
+    tcase_add_test(tc, files_accepted);
+    tcase_add_test(tc, files_rejected);
+    tcase_add_test(tc, vocabularies_must_match);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,34 @@
+/* test_main.c -- the one Check runner: a suite per library module. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gsl/gsl_errno.h>
+
+#include "testutil.h"
+
+const char *write_temp(const char *text)
+{
+    static char path[64];
+    static int counter;
+    snprintf(path, sizeof path, "/tmp/specdec-test-%ld-%d.txt", (long)getpid(), counter++);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+int main(void)
+{
+    gsl_set_error_handler_off();
+    SRunner *sr = srunner_create(theory_suite());
+    srunner_add_suite(sr, parse_suite());
+    srunner_add_suite(sr, dist_suite());
+    srunner_add_suite(sr, format_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,28 @@
+/* testutil.h -- shared helpers for the Check suites. */
+#ifndef SPECDEC_TESTUTIL_H
+#define SPECDEC_TESTUTIL_H
+
+#include <check.h>
+#include <math.h>
+
+/* |x - y| <= tol * max(|x|, |y|): ck_assert_double_eq_tol is absolute only. */
+#define ck_assert_rel(x, y, tol)                                                            \
+    do {                                                                                    \
+        double ck_x_ = (x), ck_y_ = (y), ck_t_ = (tol);                                     \
+        double ck_s_ = fmax(fabs(ck_x_), fabs(ck_y_));                                      \
+        ck_assert_msg(fabs(ck_x_ - ck_y_) <= ck_t_ * ck_s_,                                 \
+                      "%s = %.17g and %s = %.17g differ by %.3g relative (tolerance %.3g)", \
+                      #x, ck_x_, #y, ck_y_, ck_s_ > 0 ? fabs(ck_x_ - ck_y_) / ck_s_ : 0.0,  \
+                      ck_t_);                                                               \
+    } while (0)
+
+/* The suites, one per library module. */
+Suite *theory_suite(void);
+Suite *parse_suite(void);
+Suite *dist_suite(void);
+Suite *format_suite(void);
+
+/* A path for a scratch file holding text; the caller unlinks it. */
+const char *write_temp(const char *text);
+
+#endif
