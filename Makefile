@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli sanitize deps clean help
+.PHONY: all run check test-unit test-cli sanitize bench deps clean help
 
 V ?= 0
 ifeq ($(V),0)
@@ -25,7 +25,7 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 endif
 
 # Deferred (=) so that pkg-config runs after `deps` has installed the packages.
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) $(SANFLAGS) -Isrc \
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -DHAVE_INLINE $(WARNINGS) $(CFLAGS) $(SANFLAGS) -Isrc \
              $(shell pkg-config --cflags gsl)
 LIBS       = $(shell pkg-config --libs gsl) -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
@@ -37,6 +37,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
 CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/cli/%.o)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
+BENCH_TOKENS ?= 10000000
 SPECDEC := $(BUILD)/specdec
 TESTS   := $(BUILD)/specdec-tests
 LIBA    := $(BUILD)/libspecdec.a
@@ -69,6 +70,10 @@ test-cli: $(SPECDEC)
 ## sanitize: build in build/san with -fsanitize=address,undefined and run all tests
 sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli
+
+## bench: engine throughput and bank cost by vocabulary size (a Markdown table)
+bench: $(BUILD)/specdec-bench
+	$(Q)$(BUILD)/specdec-bench $(BENCH_TOKENS)
 
 ## deps: make sure pkg-config, GSL, Check and gnuplot are installed
 deps:
@@ -109,6 +114,15 @@ $(LIBA): $(LIB_OBJ)
 $(SPECDEC): $(CLI_OBJ) $(LIBA)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/specdec-bench: $(BUILD)/bench/bench.o $(LIBA)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBA) $(LIBS)
+
+$(BUILD)/bench/%.o: tests/bench/%.c | deps
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(TESTS): $(TEST_OBJ) $(LIBA)
 	@echo "  LD    $@"

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_interp.h>
+
 #include "parse.h"
 
 sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err)
@@ -180,4 +182,56 @@ double sd_dist_tv(const double *p, const double *q, size_t n)
     for (size_t i = 0; i < n; i++)
         s += fabs(p[i] - q[i]);
     return 0.5 * s;
+}
+
+double sd_dist_residual(const double *p, const double *q, size_t n, double *out)
+{
+    double total = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = p[i] > q[i] ? p[i] - q[i] : 0.0;
+        total += out[i];
+    }
+    return total;
+}
+
+sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
+{
+    cdf->n = 0;
+    cdf->c = NULL;
+    if (n == 0)
+        return sd_fail(err, SD_EINVAL, "sampler: empty distribution");
+    double *c = malloc((n + 1) * sizeof *c);
+    if (c == NULL)
+        return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
+    c[0] = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(w[i] >= 0.0 && w[i] < INFINITY)) {
+            free(c);
+            return sd_fail(err, SD_EINVAL, "sampler: weight %zu is %g; weights must be finite and >= 0", i, w[i]);
+        }
+        c[i + 1] = c[i] + w[i];
+    }
+    double total = c[n];
+    if (!(total > 0.0 && total < INFINITY)) {
+        free(c);
+        return sd_fail(err, SD_EINVAL, "sampler: the weights sum to %g; need a finite positive total", total);
+    }
+    cdf->n = n;
+    cdf->c = c;
+    return SD_OK;
+}
+
+void sd_cdf_free(sd_cdf *cdf)
+{
+    free(cdf->c);
+    cdf->c = NULL;
+    cdf->n = 0;
+}
+
+size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r)
+{
+    double x = gsl_rng_uniform_pos(r) * cdf->c[cdf->n];
+    if (!(x < cdf->c[cdf->n])) /* u * total rounded up to the total */
+        x = nextafter(cdf->c[cdf->n], 0.0);
+    return gsl_interp_bsearch(cdf->c, x, 0, cdf->n);
 }

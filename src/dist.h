@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "status.h"
 
 #define SD_DIST_SUM_TOL 1e-6
@@ -43,5 +45,28 @@ double sd_dist_overlap(const double *p, const double *q, size_t n);
  * the total variation distance.  Computed from |p - q| directly, so that
  * D_LK = 1 - beta (eq. 6) is an identity the tests can check. */
 double sd_dist_tv(const double *p, const double *q, size_t n);
+
+/* ---- sampling ----------------------------------------------------------
+ * A CDF table over n outcomes: c[0] = 0, c[i+1] = c[i] + w[i].  Sampling
+ * draws u in (0, 1) with 53 bits (see rng.h) and finds the i with
+ * c[i] <= u c[n] < c[i+1] by GSL's binary search (gsl_interp_bsearch), so an
+ * outcome of weight 0 is never returned.  Cost: O(n) to build, O(log n) to
+ * sample; for weights sorted in decreasing order (rank space, see synth.h)
+ * the search stays in the cache-resident head of the table. */
+typedef struct {
+    size_t n;
+    double *c; /* n + 1 cumulative weights */
+} sd_cdf;
+
+/* Builds from n >= 1 finite weights >= 0 with a positive total. */
+sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err);
+void sd_cdf_free(sd_cdf *cdf);
+/* An index drawn with probability w[i] / sum(w). */
+size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r);
+
+/* The adjusted distribution's weights max(0, p - q) into out (unnormalised,
+ * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
+ * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
+double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
 
 #endif

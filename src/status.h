@@ -4,7 +4,8 @@
  * returns an sd_status and, when given a non-NULL sd_error, writes one line
  * (no trailing newline) saying what was wrong and what the valid range is.
  * The program prefixes that line with its name and maps the status to an
- * exit code: SD_EINVAL -> 2, anything else -> 1.
+ * exit code: SD_EINVAL -> 2, anything else -> 1.  SD_ECHECK alone comes with
+ * a complete result, which the program prints before exiting with 1.
  */
 #ifndef SPECDEC_STATUS_H
 #define SPECDEC_STATUS_H
@@ -16,7 +17,8 @@ typedef enum {
     SD_EINVAL, /* invalid usage or input: the caller can fix it        */
     SD_EIO,    /* a file or program could not be read, written or run */
     SD_ENOMEM, /* an allocation failed                                 */
-    SD_EFAIL   /* any other failure (a numerical routine did not converge) */
+    SD_EFAIL,  /* any other failure (a numerical routine did not converge) */
+    SD_ECHECK  /* the run completed and its report is valid, but a check in it failed */
 } sd_status;
 
 typedef struct {

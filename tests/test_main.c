@@ -27,6 +27,11 @@ int main(void)
     srunner_add_suite(sr, parse_suite());
     srunner_add_suite(sr, dist_suite());
     srunner_add_suite(sr, format_suite());
+    srunner_add_suite(sr, rng_suite());
+    srunner_add_suite(sr, verify_suite());
+    srunner_add_suite(sr, synth_suite());
+    srunner_add_suite(sr, engine_suite());
+    srunner_add_suite(sr, validate_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -21,6 +21,11 @@ Suite *theory_suite(void);
 Suite *parse_suite(void);
 Suite *dist_suite(void);
 Suite *format_suite(void);
+Suite *rng_suite(void);
+Suite *verify_suite(void);
+Suite *synth_suite(void);
+Suite *engine_suite(void);
+Suite *validate_suite(void);
 
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GAMMA_MAX 1e9 /* documented maximum draft length */
@@ -117,6 +118,23 @@ sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, 
     const char *v;
     sd_status st = option_text(a, dom, dflt, &v, err);
     return st != SD_OK ? st : sd_parse_number(v, dom, out, err);
+}
+
+sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, const char *dflt,
+                     int *out, sd_error *err)
+{
+    const char *v = cli_value(a, option);
+    if (v == NULL)
+        v = dflt;
+    char valid[256] = "";
+    for (int i = 0; names[i] != NULL; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i;
+            return SD_OK;
+        }
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", names[i]);
+    }
+    return sd_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", option, v, valid);
 }
 
 sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err)

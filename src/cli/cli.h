@@ -60,6 +60,11 @@ sd_status cli_list(const cli_args *a, const sd_domain *dom, const char *dflt, sd
 sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, double *out,
                      sd_error *err);
 
+/* A choice among names[0..] (NULL-terminated): its index in *out; dflt when
+ * absent.  Unknown names fail, listing the valid ones. */
+sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, const char *dflt,
+                     int *out, sd_error *err);
+
 /* Rows of the cartesian product of n lists, or SD_EINVAL past SD_LIST_MAX. */
 sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err);
 /* The idx-th combination (first list slowest) into x[0..n-1]. */
@@ -76,6 +81,7 @@ sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_tab
 extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
 
 /* Subcommands, one per file under src/cli/. */
-extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap;
+extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
+    cmd_validate;
 
 #endif

@@ -16,7 +16,7 @@
 
 /* The subcommands: adding a command is adding a row. */
 static const cli_command *const COMMANDS[] = {
-    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, NULL,
+    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_simulate, &cmd_sample, &cmd_validate, NULL,
 };
 
 enum { EXIT_USAGE = 2, EXIT_FAILURE_OTHER = 1 };
@@ -96,8 +96,12 @@ int main(int argc, char **argv)
 
     sd_table *table = NULL;
     st = cmd->run(&args, &table, &err);
-    if (st == SD_OK)
-        st = sd_format_write(table, format, stdout, &err);
+    if (st == SD_OK || st == SD_ECHECK) { /* a failed check still reports in full */
+        sd_status wst = sd_format_write(table, format, stdout, &err);
+        st = wst != SD_OK ? wst : st;
+    }
     sd_table_free(table);
+    if (st == SD_ECHECK)
+        return EXIT_FAILURE_OTHER;
     return st == SD_OK ? 0 : fail(st, &err);
 }

@@ -1,0 +1,305 @@
+/* cmd_engine.c -- the Monte Carlo commands: simulate and sample. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "dist.h"
+#include "engine.h"
+#include "rng.h"
+#include "synth.h"
+#include "theory.h"
+#include "verify.h"
+
+static const sd_domain VOCAB = { "--vocab", 1, SD_VOCAB_MAX, 1 };
+static const sd_domain TOKENS = { "--tokens", 1, 1e12, 1 };
+static const sd_domain DRAWS = { "--draws", 1, 1e12, 1 };
+static const sd_domain SEED = { "--seed", 0, 9007199254740992.0, 1 };
+static const sd_domain THREADS = { "--threads", 1, 256, 1 };
+static const sd_domain CONTEXTS = { "--contexts", 1, 65536, 1 };
+static const sd_domain HISTORY = { "--history", 0, SD_HISTORY_MAX, 1 };
+static const sd_domain ZIPF_S = { "--zipf-s", 1e-3, 100, 0 };
+static const sd_domain KAPPA = { "--kappa", 1e-3, 1e6, 0 };
+static const sd_domain TEMPERATURE = { "--temperature", 1e-3, 1e3, 0 };
+static const sd_domain NOISE = { "--noise", 0, 100, 0 };
+static const sd_domain CONCENTRATION = { "--concentration", 1e-3, 1e6, 0 };
+static const sd_domain ALPHA_EASY = { "--alpha-easy", 0, 1, 0 };
+static const sd_domain ALPHA_HARD = { "--alpha-hard", 0, 1, 0 };
+static const sd_domain STAY = { "--stay", 0, 1, 0 };
+static const sd_domain SIM_GAMMA = { "--gamma", 1, SD_ORACLE_MAX, 1 };
+
+static const char *const FAMILIES[] = { "zipf", "dirichlet", "logits", NULL };
+static const char *const REGIMES[] = { "constant", "beta", "markov", NULL };
+static const char *const POLICIES[] = { "fixed", "oracle", NULL };
+
+#define DEFAULT_SEED "20261129"
+
+static sd_status find_verifier(const cli_args *a, const sd_verifier **v, sd_error *err)
+{
+    const char *name = cli_value(a, "--verify");
+    *v = sd_verify_find(name ? name : "adjusted");
+    if (*v == NULL)
+        return sd_fail(err, SD_EINVAL, "--verify: unknown rule '%s'; expected one of %s", name, sd_verify_names());
+    return SD_OK;
+}
+
+/* Loads two distribution files over one vocabulary into a context-free model. */
+static sd_status load_pair(const char *p_path, const char *q_path, sd_dist *p, sd_dist *q, sd_model **m,
+                           sd_error *err)
+{
+    sd_status st;
+    if ((st = sd_dist_load(p_path, p, err)) != SD_OK || (st = sd_dist_load(q_path, q, err)) != SD_OK ||
+        (st = sd_dist_compatible(p, q, p_path, q_path, err)) != SD_OK)
+        return st;
+    return sd_model_pair(p->p, q->p, p->n, m, err);
+}
+
+/* A progress line on stderr for runs longer than a second, when it is a terminal. */
+static void progress_line(void *arg, double fraction, double seconds)
+{
+    (void)arg;
+    if (seconds > 1.0)
+        fprintf(stderr, "\rspecdec: simulating... %3.0f%%", 100.0 * fraction);
+}
+
+typedef struct {
+    sd_synth_config synth;
+    int from_files;
+    double alpha_nominal;
+} model_spec;
+
+/* The synthetic-model options common to simulate and validate. */
+static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *err)
+{
+    sd_synth_config *c = &ms->synth;
+    double vocab, contexts = 0, history, seed;
+    int family, regime;
+    sd_status st;
+    memset(ms, 0, sizeof *ms);
+    if ((st = cli_choice(a, "--family", FAMILIES, "zipf", &family, err)) != SD_OK ||
+        (st = cli_choice(a, "--regime", REGIMES, "constant", &regime, err)) != SD_OK ||
+        (st = cli_number(a, &VOCAB, "1000", &vocab, err)) != SD_OK ||
+        (st = cli_number(a, &HISTORY, "2", &history, err)) != SD_OK ||
+        (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK ||
+        (st = cli_number(a, &ZIPF_S, "1.5", &c->zipf_s, err)) != SD_OK ||
+        (st = cli_number(a, &KAPPA, "0.5", &c->kappa, err)) != SD_OK ||
+        (st = cli_number(a, &TEMPERATURE, "1", &c->temperature, err)) != SD_OK ||
+        (st = cli_number(a, &CONCENTRATION, "20", &c->concentration, err)) != SD_OK ||
+        (st = cli_number(a, &ALPHA_EASY, "0.95", &c->alpha_easy, err)) != SD_OK ||
+        (st = cli_number(a, &ALPHA_HARD, "0.3", &c->alpha_hard, err)) != SD_OK ||
+        (st = cli_number(a, &STAY, "0.9", &c->stay, err)) != SD_OK ||
+        (cli_given(a, "--contexts") && (st = cli_number(a, &CONTEXTS, NULL, &contexts, err)) != SD_OK))
+        return st;
+    c->family = (sd_family)family;
+    c->regime = (sd_regime)regime;
+    c->vocab = (size_t)vocab;
+    c->contexts = (size_t)contexts;
+    c->history = (size_t)history;
+    c->seed = (uint64_t)seed;
+    c->calibrated = !cli_given(a, "--noise");
+    if (!c->calibrated) {
+        if (cli_given(a, "--alpha"))
+            return sd_fail(err, SD_EINVAL, "--noise and --alpha exclude each other: a noisy draft's alpha is measured");
+        if ((st = cli_number(a, &NOISE, NULL, &c->noise, err)) != SD_OK)
+            return st;
+    }
+    if (regime == SD_REGIME_MARKOV && cli_given(a, "--alpha"))
+        return sd_fail(err, SD_EINVAL, "--alpha: the markov regime takes --alpha-easy, --alpha-hard and --stay");
+    ms->from_files = cli_given(a, "--p-file") || cli_given(a, "--q-file");
+    if (ms->from_files && !(cli_given(a, "--p-file") && cli_given(a, "--q-file")))
+        return sd_fail(err, SD_EINVAL, "--p-file and --q-file go together");
+    return SD_OK;
+}
+
+static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
+{
+    static const char *const cols[] = {
+        "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "alpha_nominal", "alpha_hat",
+        "acceptance_rate", "iterations", "tokens", "tokens_per_iteration", "tokens_per_iteration_se",
+        "expected_tokens_theory", "output_tv", "output_pvalue", "draft_calls", "target_calls",
+        "target_positions", "seed", "threads", "rng",
+    };
+    enum { NCOLS = sizeof cols / sizeof cols[0] };
+    model_spec ms;
+    sd_list l[2] = { { 0 } };
+    sd_table *t = NULL;
+    sd_model *m = NULL;
+    sd_dist p = { 0 }, q = { 0 };
+    const sd_verifier *v;
+    double tokens, threads;
+    int policy;
+    sd_status st;
+    if ((st = read_model_spec(a, &ms, err)) != SD_OK || (st = find_verifier(a, &v, err)) != SD_OK ||
+        (st = cli_choice(a, "--policy", POLICIES, "fixed", &policy, err)) != SD_OK ||
+        (st = cli_number(a, &TOKENS, "1000000", &tokens, err)) != SD_OK ||
+        (st = cli_number(a, &THREADS, "1", &threads, err)) != SD_OK ||
+        (st = cli_list(a, &SIM_GAMMA, "5", &l[1], err)) != SD_OK)
+        goto done;
+    if (ms.from_files || !ms.synth.calibrated || ms.synth.regime == SD_REGIME_MARKOV)
+        st = sd_parse_list("1", &CLI_ALPHA, &l[0], err); /* one model; alpha comes from it */
+    else
+        st = cli_list(a, &CLI_ALPHA, "0.8", &l[0], err);
+    if (st != SD_OK || (st = cli_table(NCOLS, cols, &t, err)) != SD_OK)
+        goto done;
+    if (policy == SD_POLICY_ORACLE && cli_given(a, "--gamma")) {
+        st = sd_fail(err, SD_EINVAL, "--gamma: the oracle policy chooses its own draft length");
+        goto done;
+    }
+    if (ms.from_files && (st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err)) != SD_OK)
+        goto done;
+    ms.synth.threads = (unsigned)threads;
+    for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
+        if (!ms.from_files) {
+            sd_model_free(m);
+            m = NULL;
+            ms.synth.alpha = l[0].v[i];
+            if ((st = sd_model_synth(&ms.synth, &m, err)) != SD_OK)
+                break;
+        }
+        double nominal = ms.from_files || !ms.synth.calibrated || v->greedy ? sd_verify_mean_acceptance(v, m)
+                         : ms.synth.regime == SD_REGIME_MARKOV ? 0.5 * (ms.synth.alpha_easy + ms.synth.alpha_hard)
+                                                               : ms.synth.alpha;
+        size_t ngamma = policy == SD_POLICY_ORACLE ? 1 : l[1].n;
+        for (size_t j = 0; j < ngamma && st == SD_OK; j++) {
+            sd_engine_config ec = { m, v, (sd_policy)policy, (size_t)l[1].v[j], (uint64_t)tokens,
+                                    ms.synth.seed, (unsigned)threads, 0, 0, NULL, NULL };
+            if (isatty(STDERR_FILENO))
+                ec.progress = progress_line;
+            sd_engine_stats s;
+            sd_gof gof;
+            if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
+                break;
+            if (ec.progress != NULL && s.seconds > 1.0)
+                fprintf(stderr, "\r%40s\r", "");
+            if ((st = sd_engine_output_gof(m, v, &s, &gof, err)) == SD_OK) {
+                double theory = policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
+                                                           : sd_theory_expected_tokens(s.alpha_hat, (double)ec.gamma);
+                const sd_cell row[NCOLS] = {
+                    sd_text(sd_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
+                    sd_int((long long)sd_model_contexts(m)),
+                    sd_text(ms.from_files ? "constant" : sd_regime_name(ms.synth.regime)),
+                    sd_text(POLICIES[policy]),
+                    policy == SD_POLICY_ORACLE ? sd_text("oracle") : sd_int((long long)ec.gamma),
+                    sd_text(v->name), sd_real(nominal), sd_real(s.alpha_hat),
+                    sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
+                    sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
+                    sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
+                    sd_int((long long)s.target_calls), sd_int((long long)s.target_positions),
+                    sd_int((long long)ec.seed), sd_int((long long)ec.threads), sd_text(sd_rng_type()->name),
+                };
+                st = sd_table_add(t, row, err);
+            }
+            sd_engine_stats_free(&s);
+        }
+    }
+done:
+    sd_model_free(m);
+    sd_dist_free(&p);
+    sd_dist_free(&q);
+    return cli_finish(st, l, 2, t, out);
+}
+
+static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
+{
+    static const char *const cols[] = { "token", "p", "q", "observed", "expected", "seed", "rng" };
+    sd_dist p = { 0 }, q = { 0 };
+    sd_model *m = NULL;
+    sd_table *t = NULL;
+    const sd_verifier *v;
+    double draws, seed;
+    gsl_rng *r = NULL;
+    uint64_t *counts = NULL;
+    double *expect = NULL;
+    sd_status st;
+    if ((st = find_verifier(a, &v, err)) != SD_OK || (st = cli_number(a, &DRAWS, "1000000", &draws, err)) != SD_OK ||
+        (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK)
+        goto done;
+    if (v->greedy) {
+        st = sd_fail(err, SD_EINVAL, "--verify: sample takes adjusted or target; greedy has no randomness to sample");
+        goto done;
+    }
+    if ((st = load_pair(a->pos[0], a->pos[1], &p, &q, &m, err)) != SD_OK || (st = cli_table(7, cols, &t, err)) != SD_OK)
+        goto done;
+    size_t n = p.n;
+    const sd_context *c = sd_model_context(m, 0);
+    counts = calloc(n, sizeof *counts);
+    expect = malloc(n * sizeof *expect);
+    r = sd_rng_stream((uint64_t)seed, 0);
+    if (counts == NULL || expect == NULL || r == NULL) {
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* One position: x ~ q, accepted with probability min(1, p(x)/q(x)), else resampled. */
+    for (double d = 0; d < draws; d++) {
+        uint32_t x = sd_verify_draft(v, c, r);
+        counts[v->accept(c, x, r) ? x : v->resample(c, r)]++;
+    }
+    v->output(c, n, expect);
+    /* back from rank space to the files' token order */
+    for (size_t tok = 0; tok < n && st == SD_OK; tok++) {
+        size_t rank = 0;
+        while (c->token[rank] != tok)
+            rank++;
+        char label[32];
+        snprintf(label, sizeof label, "%zu", tok);
+        const sd_cell row[] = { sd_text(p.labels ? p.labels[tok] : label), sd_real(p.p[tok]), sd_real(q.p[tok]),
+                                sd_real((double)counts[rank] / draws), sd_real(expect[rank]),
+                                sd_int((long long)seed), sd_text(sd_rng_type()->name) };
+        st = sd_table_add(t, row, err);
+    }
+done:
+    gsl_rng_free(r);
+    free(counts);
+    free(expect);
+    sd_model_free(m);
+    sd_dist_free(&p);
+    sd_dist_free(&q);
+    return cli_finish(st, NULL, 0, t, out);
+}
+
+static const cli_option simulate_options[] = {
+    { "--family", "NAME", "target family: zipf, dirichlet, logits (default zipf)" },
+    { "--vocab", "V", "vocabulary size, in [1, 4194304] (default 1000)" },
+    { "--alpha", "LIST", "calibrated draft: acceptance per context, in [0, 1] (default 0.8)" },
+    { "--noise", "SIGMA", "uncalibrated draft: q = softmax(log p + SIGMA N(0,1)); alpha is measured" },
+    { "--regime", "NAME", "per-context alpha: constant, beta, markov (default constant)" },
+    { "--concentration", "NU", "beta regime: alpha_c ~ Beta(alpha NU, (1 - alpha) NU) (default 20)" },
+    { "--alpha-easy", "A", "markov regime: acceptance in the easy state (default 0.95)" },
+    { "--alpha-hard", "A", "markov regime: acceptance in the hard state (default 0.3)" },
+    { "--stay", "P", "markov regime: probability of keeping the state per token (default 0.9)" },
+    { "--zipf-s", "S", "zipf exponent (default 1.5)" },
+    { "--kappa", "K", "dirichlet concentration (default 0.5)" },
+    { "--temperature", "T", "logits temperature (default 1)" },
+    { "--contexts", "K", "contexts in the bank (default: about 2^21 / V, 2 to 64)" },
+    { "--history", "K", "prefix tokens that select a context, in [0, 8] (default 2)" },
+    { "--p-file", "P", "context-free target from a distribution file (with --q-file)" },
+    { "--q-file", "Q", "context-free draft from a distribution file (with --p-file)" },
+    { "--gamma", "LIST", "draft lengths, in [1, 4096] (default 5)" },
+    { "--policy", "NAME", "fixed, or oracle: draft until the first rejection (default fixed)" },
+    { "--verify", "NAME", "verification rule: adjusted, target, greedy (default adjusted)" },
+    { "--tokens", "T", "emit at least T tokens per row (default 1000000)" },
+    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
+    { NULL, NULL, NULL },
+};
+
+static const cli_option sample_options[] = {
+    { "--draws", "N", "draws (default 1000000)" },
+    { "--verify", "NAME", "adjusted or target (default adjusted)" },
+    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { NULL, NULL, NULL },
+};
+
+const cli_command cmd_simulate = {
+    "simulate", "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q] [--gamma LIST] ...",
+    "run the rejection sampler on synthetic or file models and compare with eq. (4)",
+    simulate_options, 0, 0, run_simulate,
+};
+
+const cli_command cmd_sample = {
+    "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target] [--seed S]",
+    "one position of speculative sampling: observed against expected output frequencies",
+    sample_options, 2, 2, run_sample,
+};

@@ -1,0 +1,443 @@
+/* engine.c -- the Monte Carlo engine (see engine.h).
+ *
+ * Cost per emitted token: O(k) hashing for the context lookup and O(log V)
+ * CDF searches that mostly stay in cache; nothing is O(V) after the bank
+ * is built.  Threads take chunks from a shared counter and keep their own
+ * integer counts, merged at the end (integer sums commute); the per-chunk
+ * beta sums are added in chunk order.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "rng.h"
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sd_engine_stats_free(sd_engine_stats *s)
+{
+    free(s->n_hist);
+    free(s->reached);
+    free(s->accepted_at);
+    free(s->ctx_tokens);
+    free(s->out_counts);
+    free(s->pos_counts);
+    memset(s, 0, sizeof *s);
+}
+
+/* n zeroed counters on cache lines of their own: the threads' counters are
+ * written on every token and must not share a line (false sharing). */
+static uint64_t *counters(size_t n)
+{
+    size_t bytes = (n * sizeof(uint64_t) + 63) / 64 * 64;
+    uint64_t *c = aligned_alloc(64, bytes ? bytes : 64);
+    if (c != NULL)
+        memset(c, 0, bytes ? bytes : 64);
+    return c;
+}
+
+static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts,
+                             size_t positions, sd_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->max_gamma = max_gamma;
+    s->max_n = max_gamma + 1;
+    s->vocab = vocab;
+    s->contexts = contexts;
+    s->positions = positions;
+    s->n_hist = counters(s->max_n + 1);
+    s->reached = counters(max_gamma);
+    s->accepted_at = counters(max_gamma);
+    s->ctx_tokens = counters(contexts);
+    s->out_counts = counters(contexts * vocab);
+    s->pos_counts = counters(positions * vocab);
+    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || !s->out_counts || !s->pos_counts) {
+        sd_engine_stats_free(s);
+        return sd_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
+                       contexts, vocab);
+    }
+    return SD_OK;
+}
+
+static void stats_merge(sd_engine_stats *into, const sd_engine_stats *from)
+{
+    into->iterations += from->iterations;
+    into->tokens += from->tokens;
+    into->sequences += from->sequences;
+    into->draft_calls += from->draft_calls;
+    into->target_calls += from->target_calls;
+    into->target_positions += from->target_positions;
+    into->verified += from->verified;
+    into->accepted += from->accepted;
+    for (size_t i = 0; i <= into->max_n; i++)
+        into->n_hist[i] += from->n_hist[i];
+    for (size_t i = 0; i < into->max_gamma; i++) {
+        into->reached[i] += from->reached[i];
+        into->accepted_at[i] += from->accepted_at[i];
+    }
+    for (size_t i = 0; i < into->contexts; i++)
+        into->ctx_tokens[i] += from->ctx_tokens[i];
+    for (size_t i = 0; i < into->contexts * into->vocab; i++)
+        into->out_counts[i] += from->out_counts[i];
+    for (size_t i = 0; i < into->positions * into->vocab; i++)
+        into->pos_counts[i] += from->pos_counts[i];
+}
+
+/* ---- one worker ---------------------------------------------------------- */
+
+typedef struct {
+    const sd_engine_config *cfg;
+    size_t nchunks;
+    atomic_size_t next_chunk;
+    atomic_size_t chunks_done;
+    double *chunk_beta; /* [nchunks] */
+} shared_run;
+
+typedef struct {
+    _Alignas(64) shared_run *sh; /* each worker on lines of its own */
+    sd_engine_stats stats;
+    sd_status st;
+    sd_error err;
+} worker;
+
+/* The state of the sequence being generated. */
+typedef struct {
+    sd_prefix prefix;
+    uint64_t len; /* tokens emitted in this sequence */
+} sequence;
+
+typedef struct {
+    const sd_model *m;
+    const sd_verifier *v;
+    const sd_context *base; /* context 0, to index contexts */
+    sd_engine_stats *s;
+    double beta_sum;
+    size_t positions;
+} recorder;
+
+/* Records one emitted token (rank x at context c) and advances the prefix. */
+static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
+{
+    size_t ci = (size_t)(c - rec->base);
+    uint32_t token = c->token[x];
+    rec->s->tokens++;
+    rec->s->ctx_tokens[ci]++;
+    rec->s->out_counts[ci * rec->s->vocab + x]++;
+    rec->beta_sum += rec->v->acceptance(c);
+    if (seq->len < rec->positions)
+        rec->s->pos_counts[seq->len * rec->s->vocab + token]++;
+    seq->len++;
+    sd_model_advance(rec->m, &seq->prefix, token);
+}
+
+sd_status sd_step_init(sd_step *w, size_t gamma, sd_error *err)
+{
+    w->gamma = gamma;
+    w->ctx = malloc((gamma + 1) * sizeof *w->ctx);
+    w->draft = malloc((gamma + 1) * sizeof *w->draft);
+    w->states = malloc((gamma + 1) * sizeof *w->states);
+    w->n = 0;
+    w->last = 0;
+    if (w->ctx == NULL || w->draft == NULL || w->states == NULL) {
+        sd_step_free(w);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-draft step", gamma);
+    }
+    return SD_OK;
+}
+
+void sd_step_free(sd_step *w)
+{
+    free(w->ctx);
+    free(w->draft);
+    free(w->states);
+    w->ctx = NULL;
+    w->draft = NULL;
+    w->states = NULL;
+}
+
+size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r)
+{
+    size_t g = w->gamma;
+    w->states[0] = *prefix;
+    w->ctx[0] = sd_model_lookup(m, &w->states[0]);
+    for (size_t i = 0; i < g; i++) { /* drafting: gamma calls of M_q */
+        w->draft[i] = sd_verify_draft(v, w->ctx[i], r);
+        w->states[i + 1] = w->states[i];
+        sd_model_advance(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
+        w->ctx[i + 1] = sd_model_lookup(m, &w->states[i + 1]);
+    }
+    /* one call of M_p at gamma + 1 positions: ctx[0..gamma] hold p_1..p_{gamma+1} */
+    sd_block b = { g, w->ctx, w->draft };
+    w->n = sd_verify_block(v, &b, r, &w->last);
+    return w->n + 1;
+}
+
+/* One iteration with fixed gamma, recorded; returns N. */
+static size_t iterate_fixed(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *w)
+{
+    size_t g = cfg->gamma, n = sd_step_run(cfg->model, cfg->verifier, w, &seq->prefix, r) - 1;
+    sd_engine_stats *s = rec->s;
+    s->draft_calls += g;
+    s->target_calls++;
+    s->target_positions += g + 1;
+    s->verified += n < g ? n + 1 : g;
+    s->accepted += n;
+    for (size_t i = 0; i < g && i <= n; i++) {
+        s->reached[i]++;
+        s->accepted_at[i] += i < n;
+    }
+    for (size_t i = 0; i < n; i++)
+        emit(rec, seq, w->ctx[i], w->draft[i]);
+    emit(rec, seq, w->ctx[n], w->last);
+    return n + 1;
+}
+
+/* One oracle iteration: draft and verify one position at a time until the
+ * first rejection (verification in one target call, as the oracle knows
+ * beta); returns N. */
+static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r)
+{
+    const sd_model *m = cfg->model;
+    sd_engine_stats *s = rec->s;
+    size_t n = 0;
+    for (;;) {
+        const sd_context *c = sd_model_lookup(m, &seq->prefix);
+        if (n == SD_ORACLE_MAX) {
+            emit(rec, seq, c, cfg->verifier->bonus(c, r));
+            break;
+        }
+        uint32_t x = sd_verify_draft(cfg->verifier, c, r);
+        s->draft_calls++;
+        s->verified++;
+        s->reached[n]++;
+        if (!cfg->verifier->accept(c, x, r)) {
+            emit(rec, seq, c, cfg->verifier->resample(c, r));
+            break;
+        }
+        s->accepted++;
+        s->accepted_at[n]++;
+        emit(rec, seq, c, x);
+        n++;
+    }
+    s->target_calls++;
+    s->target_positions += n + 1;
+    return n + 1;
+}
+
+static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
+{
+    const sd_engine_config *cfg = w->sh->cfg;
+    sd_rng_reseed(r, cfg->seed, k);
+    uint64_t first = (uint64_t)k * SD_CHUNK_TOKENS;
+    uint64_t want = cfg->tokens - first < SD_CHUNK_TOKENS ? cfg->tokens - first : SD_CHUNK_TOKENS;
+    recorder rec = { cfg->model, cfg->verifier, sd_model_context(cfg->model, 0), &w->stats, 0.0, cfg->positions };
+    sequence seq = { { { 0 }, 0, 0 }, 0 };
+    uint64_t start = w->stats.tokens;
+    sd_model_start(cfg->model, &seq.prefix);
+    w->stats.sequences++;
+    while (w->stats.tokens - start < want) {
+        if (cfg->seq_tokens > 0 && seq.len >= cfg->seq_tokens) {
+            sd_model_start(cfg->model, &seq.prefix);
+            seq.len = 0;
+            w->stats.sequences++;
+        }
+        size_t n = cfg->policy == SD_POLICY_ORACLE ? iterate_oracle(cfg, &rec, &seq, r)
+                                                   : iterate_fixed(cfg, &rec, &seq, r, step);
+        w->stats.iterations++;
+        w->stats.n_hist[n]++;
+    }
+    w->sh->chunk_beta[k] = rec.beta_sum;
+}
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
+    sd_step step;
+    if (r == NULL)
+        w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
+    else
+        w->st = sd_step_init(&step, w->sh->cfg->gamma, &w->err);
+    for (;;) {
+        size_t k = atomic_fetch_add(&w->sh->next_chunk, 1);
+        if (w->st != SD_OK || k >= w->sh->nchunks)
+            break;
+        run_chunk(w, k, r, &step);
+        atomic_fetch_add(&w->sh->chunks_done, 1);
+    }
+    if (w->st == SD_OK)
+        sd_step_free(&step);
+    gsl_rng_free(r);
+    return NULL;
+}
+
+sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
+{
+    double t0 = now_seconds();
+    const sd_model *m = cfg->model;
+    if (cfg->policy == SD_POLICY_FIXED && cfg->gamma < 1)
+        return sd_fail(err, SD_EINVAL, "--gamma: the engine needs gamma >= 1");
+    if (cfg->tokens < 1)
+        return sd_fail(err, SD_EINVAL, "--tokens: need at least 1 token");
+    if (cfg->positions > SD_POSITIONS_MAX)
+        return sd_fail(err, SD_EINVAL, "engine: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
+    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : cfg->gamma;
+    unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
+    shared_run sh;
+    sh.cfg = cfg;
+    sh.nchunks = (size_t)((cfg->tokens + SD_CHUNK_TOKENS - 1) / SD_CHUNK_TOKENS);
+    atomic_init(&sh.next_chunk, 0);
+    atomic_init(&sh.chunks_done, 0);
+    sh.chunk_beta = calloc(sh.nchunks, sizeof *sh.chunk_beta);
+    worker *ws = aligned_alloc(64, nt * sizeof *ws);
+    if (ws != NULL)
+        memset(ws, 0, nt * sizeof *ws);
+    pthread_t *tid = calloc(nt, sizeof *tid);
+    sd_status st = SD_OK;
+    if (sh.chunk_beta == NULL || ws == NULL || tid == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh.nchunks);
+    unsigned started = 0;
+    for (unsigned t = 0; st == SD_OK && t < nt; t++) {
+        ws[t].sh = &sh;
+        ws[t].st = stats_alloc(&ws[t].stats, max_gamma, sd_model_vocab(m), sd_model_contexts(m),
+                               cfg->positions, &ws[t].err);
+        if (ws[t].st != SD_OK) {
+            st = ws[t].st;
+            if (err != NULL)
+                *err = ws[t].err;
+        }
+    }
+    for (; st == SD_OK && started < nt; started++)
+        if (pthread_create(&tid[started], NULL, work, &ws[started]) != 0)
+            break;
+    if (st == SD_OK && started == 0)
+        st = sd_fail(err, SD_EFAIL, "cannot start an engine thread");
+    /* Threads that could not start leave their chunks to the others. */
+    while (st == SD_OK && cfg->progress != NULL && atomic_load(&sh.chunks_done) < sh.nchunks) {
+        struct timespec pause = { 0, 100000000 };
+        nanosleep(&pause, NULL);
+        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh.chunks_done) / (double)sh.nchunks,
+                      now_seconds() - t0);
+    }
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (unsigned t = 0; st == SD_OK && t < started; t++)
+        if (ws[t].st != SD_OK) {
+            st = ws[t].st;
+            if (err != NULL)
+                *err = ws[t].err;
+        }
+    if (st == SD_OK) {
+        *out = ws[0].stats;
+        ws[0].stats = (sd_engine_stats){ 0 };
+        for (unsigned t = 1; t < nt; t++)
+            stats_merge(out, &ws[t].stats);
+        double beta = 0.0;
+        for (size_t k = 0; k < sh.nchunks; k++)
+            beta += sh.chunk_beta[k];
+        out->alpha_hat = beta / (double)out->tokens;
+        out->seconds = now_seconds() - t0;
+    }
+    for (unsigned t = 0; ws != NULL && t < nt; t++)
+        sd_engine_stats_free(&ws[t].stats);
+    free(ws);
+    free(tid);
+    free(sh.chunk_beta);
+    return st;
+}
+
+double sd_engine_mean_n(const sd_engine_stats *s)
+{
+    return (double)s->tokens / (double)s->iterations;
+}
+
+double sd_engine_mean_n_se(const sd_engine_stats *s)
+{
+    double mean = sd_engine_mean_n(s), ss = 0.0;
+    for (size_t n = 1; n <= s->max_n; n++)
+        ss += (double)s->n_hist[n] * ((double)n - mean) * ((double)n - mean);
+    double it = (double)s->iterations;
+    return it > 1 ? sqrt(ss / (it - 1) / it) : INFINITY;
+}
+
+/* ---- goodness of fit ------------------------------------------------------- */
+
+enum { MIN_EXPECTED = 5 };
+
+void sd_chisq_add(const uint64_t *obs, const double *prob, size_t n, double *stat, double *dof)
+{
+    double total = 0.0;
+    for (size_t i = 0; i < n; i++)
+        total += (double)obs[i];
+    if (total <= 0.0)
+        return;
+    double o_rest = 0.0, e_rest = 0.0, o_last = 0.0, e_last = 0.0;
+    int cells = 0, have_last = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = prob[i] * total, o = (double)obs[i];
+        if (e >= MIN_EXPECTED) {
+            if (have_last) /* the previous big cell is final: add it */
+                *stat += (o_last - e_last) * (o_last - e_last) / e_last;
+            o_last = o, e_last = e, have_last = 1;
+            cells++;
+        } else if (e > 0.0) {
+            o_rest += o, e_rest += e;
+        } else if (o > 0.0) {
+            *stat = INFINITY; /* an impossible token was emitted */
+        }
+    }
+    if (e_rest >= MIN_EXPECTED || (!have_last && e_rest > 0.0)) {
+        *stat += (o_rest - e_rest) * (o_rest - e_rest) / e_rest;
+        cells++;
+    } else if (have_last) { /* a thin remainder joins the smallest big cell seen last */
+        o_last += o_rest, e_last += e_rest;
+    }
+    if (have_last)
+        *stat += (o_last - e_last) * (o_last - e_last) / e_last;
+    *dof += cells > 0 ? cells - 1 : 0;
+}
+
+sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
+                               sd_gof *out, sd_error *err)
+{
+    size_t nv = s->vocab;
+    double *prob = malloc(nv * sizeof *prob), *emp = calloc(nv, sizeof *emp), *exp_ = calloc(nv, sizeof *exp_);
+    if (prob == NULL || emp == NULL || exp_ == NULL) {
+        free(prob), free(emp), free(exp_);
+        return sd_fail(err, SD_ENOMEM, "out of memory for the output test");
+    }
+    double stat = 0.0, dof = 0.0;
+    for (size_t c = 0; c < s->contexts; c++) {
+        if (s->ctx_tokens[c] == 0)
+            continue;
+        const sd_context *ctx = sd_model_context(m, c);
+        v->lossless(ctx, nv, prob);
+        const uint64_t *obs = s->out_counts + c * nv;
+        sd_chisq_add(obs, prob, nv, &stat, &dof);
+        for (size_t r = 0; r < nv; r++) {
+            emp[ctx->token[r]] += (double)obs[r];
+            exp_[ctx->token[r]] += prob[r] * (double)s->ctx_tokens[c];
+        }
+    }
+    double tv = 0.0;
+    for (size_t t = 0; t < nv; t++)
+        tv += fabs(emp[t] - exp_[t]);
+    out->tv = 0.5 * tv / (double)s->tokens;
+    out->statistic = stat;
+    out->dof = dof;
+    out->pvalue = isinf(stat) ? 0.0 : dof > 0 ? gsl_cdf_chisq_Q(stat, dof) : 1.0;
+    free(prob), free(emp), free(exp_);
+    return SD_OK;
+}

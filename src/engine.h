@@ -1,0 +1,108 @@
+/* engine.h -- Monte Carlo: the real speculative decoding loop on a model.
+ *
+ * The engine runs the seed's Algorithm 1 for at least `tokens` emitted
+ * tokens: gamma drafts from q autoregressively, the target's p at all
+ * gamma + 1 positions from one (counted) target call, then the chosen
+ * verification rule.  Work is cut into chunks of SD_CHUNK_TOKENS; chunk k
+ * is a fresh sequence (or several, with seq_tokens) drawn from the random
+ * stream (seed, k), so one seed gives bit-identical statistics on any
+ * number of threads: counts are integers, and the one real-valued sum is
+ * kept per chunk and added in chunk order.
+ *
+ * Policies: fixed gamma, or the oracle, which drafts until the first
+ * rejection (at most SD_ORACLE_MAX drafts, then a bonus token).
+ */
+#ifndef SPECDEC_ENGINE_H
+#define SPECDEC_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+#include "synth.h"
+#include "verify.h"
+
+#define SD_CHUNK_TOKENS 8192u
+#define SD_ORACLE_MAX 4096u
+#define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
+
+typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE } sd_policy;
+
+/* ---- one iteration: the seed's Algorithm 1, SpeculativeDecodingStep ------------ */
+
+/* Workspace and result of one step with gamma drafts. */
+typedef struct {
+    size_t gamma;
+    const sd_context **ctx; /* [gamma + 1]: the contexts at positions 1..gamma+1 */
+    uint32_t *draft;        /* [gamma]: drafted ranks */
+    sd_prefix *states;      /* [gamma + 1]: prefix states after 0..gamma drafts */
+    size_t n;               /* drafts accepted */
+    uint32_t last;          /* rank (in ctx[n]) of the resampled or bonus token */
+} sd_step;
+
+sd_status sd_step_init(sd_step *w, size_t gamma, sd_error *err);
+void sd_step_free(sd_step *w);
+
+/* One iteration from prefix: gamma drafts from M_q autoregressively, the
+ * target's p at all gamma + 1 positions, then rule v.  The emitted tokens
+ * are ctx[i]->token[draft[i]] for i < n, then ctx[n]->token[last]; returns
+ * N = n + 1. */
+size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
+
+typedef struct {
+    const sd_model *model;
+    const sd_verifier *verifier;
+    sd_policy policy;
+    size_t gamma;        /* fixed policy: drafts per iteration, >= 1 */
+    uint64_t tokens;     /* emit at least this many, >= 1 */
+    uint64_t seed;
+    unsigned threads;    /* >= 1 */
+    size_t seq_tokens;   /* restart from the empty prefix after this many tokens; 0: once per chunk */
+    size_t positions;    /* histogram the tokens at sequence positions 1..positions (<= SD_POSITIONS_MAX) */
+    /* Called now and then from the calling thread with the fraction done; may be NULL. */
+    void (*progress)(void *arg, double fraction, double seconds);
+    void *progress_arg;
+} sd_engine_config;
+
+typedef struct {
+    uint64_t iterations, tokens, sequences;
+    uint64_t draft_calls, target_calls, target_positions;
+    uint64_t verified, accepted; /* drafts that reached verification, and those accepted */
+    size_t max_n;                /* the largest N: gamma + 1 */
+    uint64_t *n_hist;            /* [max_n + 1]: iterations that emitted n tokens */
+    size_t max_gamma;
+    uint64_t *reached;           /* [max_gamma]: iterations whose draft i+1 was verified */
+    uint64_t *accepted_at;       /* [max_gamma]: ... and accepted */
+    double alpha_hat;            /* mean acceptance (beta, eq. 1) over the prefixes of emitted tokens, eq. (7) */
+    size_t vocab, contexts, positions;
+    uint64_t *ctx_tokens;        /* [contexts]: tokens emitted at each context */
+    uint64_t *out_counts;        /* [contexts * vocab]: emitted ranks per context */
+    uint64_t *pos_counts;        /* [positions * vocab]: tokens at sequence positions 1.. */
+    double seconds;              /* wall time of the run */
+} sd_engine_stats;
+
+sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err);
+void sd_engine_stats_free(sd_engine_stats *s);
+
+/* Mean tokens per iteration and its standard error (from the N histogram). */
+double sd_engine_mean_n(const sd_engine_stats *s);
+double sd_engine_mean_n_se(const sd_engine_stats *s);
+
+/* Goodness of fit of the emitted tokens to what a lossless rule must emit
+ * (verify.h), given the contexts they were emitted at.  Pearson's statistic
+ * over (context, rank) cells, cells expecting fewer than 5 pooled per
+ * context; under losslessness it is chi-square with dof degrees.  tv is the
+ * total variation between the pooled emitted and expected token frequencies. */
+typedef struct {
+    double statistic, dof, pvalue, tv;
+} sd_gof;
+
+sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
+                               sd_gof *out, sd_error *err);
+
+/* Pearson's chi-square of counts obs[0..n-1] against probabilities
+ * expect[0..n-1] times total, with the same pooling rule; adds to *stat and
+ * *dof.  An observation in a cell of probability 0 makes *stat infinite. */
+void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *stat, double *dof);
+
+#endif

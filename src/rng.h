@@ -1,0 +1,34 @@
+/* rng.h -- reproducible random streams on GSL generators.
+ *
+ * The generator is GSL's MT19937 with 53-bit uniforms: gsl_rng_uniform()
+ * on it combines two 32-bit outputs (27 + 26 bits) into a double on the grid
+ * k / 2^53, so every GSL sampler that draws through it (gsl_ran_discrete,
+ * gsl_ran_beta, gsl_rng_uniform_pos, ...) gets full double resolution.  Its
+ * name, "mt19937-53", is what outputs record.
+ *
+ * A stream is (seed, stream id), as in pcg: the two are mixed with
+ * splitmix64 and a bijective 32-bit finaliser, so distinct stream ids of one
+ * seed always get distinct MT19937 seeds (MT19937 reads 32 bits of its
+ * seed), and 0, which MT19937 would replace by 4357, is never used.
+ * Parallel work keys streams by work chunk, never by thread.
+ */
+#ifndef SPECDEC_RNG_H
+#define SPECDEC_RNG_H
+
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+/* The generator type: MT19937 with 53-bit doubles. */
+const gsl_rng_type *sd_rng_type(void);
+
+/* A generator for (seed, stream); NULL if out of memory.  gsl_rng_free it. */
+gsl_rng *sd_rng_stream(uint64_t seed, uint64_t stream);
+
+/* Re-seeds r for (seed, stream). */
+void sd_rng_reseed(gsl_rng *r, uint64_t seed, uint64_t stream);
+
+/* splitmix64's output function: a bijective 64-bit mixer (Steele et al. 2014). */
+uint64_t sd_mix64(uint64_t x);
+
+#endif

@@ -1,0 +1,444 @@
+/* synth.c -- synthetic models and the context bank (see synth.h).
+ *
+ * Building a context costs O(V log V) (a sort into rank space); the bank is
+ * built once, in parallel over contexts, each context from its own random
+ * stream (seed, 2^40 + context), so the bank is the same on any thread
+ * count.  Lookups cost O(k) hash steps.
+ */
+#include "synth.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_sort.h>
+
+#include "rng.h"
+
+struct sd_model {
+    size_t vocab, ncontexts, history;
+    sd_family family;
+    sd_regime regime;
+    double stay;
+    uint64_t ctx_salt, regime_salt;
+    sd_context *ctx;
+    size_t bytes;
+    double build_seconds;
+};
+
+static const uint64_t BANK_STREAM = (uint64_t)1 << 40;
+static const size_t BANK_SLOTS = (size_t)1 << 21;
+
+size_t sd_synth_default_contexts(size_t vocab)
+{
+    size_t k = BANK_SLOTS / (vocab ? vocab : 1);
+    return k < 2 ? 2 : k > 64 ? 64 : k;
+}
+
+const char *sd_family_name(sd_family f)
+{
+    static const char *const names[] = { "zipf", "dirichlet", "logits", "file" };
+    return names[f];
+}
+
+const char *sd_regime_name(sd_regime r)
+{
+    static const char *const names[] = { "constant", "beta", "markov" };
+    return names[r];
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- one context ---------------------------------------------------------- */
+
+typedef struct {
+    double *a, *b;   /* V doubles each */
+    size_t *idx;     /* V indices */
+    uint32_t *perm;  /* V tokens */
+} scratch;
+
+static void context_free(sd_context *c)
+{
+    free((void *)(uintptr_t)c->p);
+    free((void *)(uintptr_t)c->q);
+    free((void *)(uintptr_t)c->token);
+    sd_cdf_free(&c->p_cdf);
+    sd_cdf_free(&c->q_cdf);
+    sd_cdf_free(&c->residual_cdf);
+}
+
+/* A draw of the family in token space, into out[V]. */
+static void family_draw(const sd_synth_config *cfg, gsl_rng *r, scratch *s, double *out)
+{
+    size_t v = cfg->vocab;
+    switch (cfg->family) {
+    case SD_FAMILY_ZIPF: {
+        double h = 0.0;
+        for (size_t i = 0; i < v; i++)
+            s->perm[i] = (uint32_t)i;
+        gsl_ran_shuffle(r, s->perm, v, sizeof *s->perm);
+        for (size_t i = v; i-- > 0;) /* small terms first */
+            h += pow((double)(i + 1), -cfg->zipf_s);
+        for (size_t i = 0; i < v; i++)
+            out[s->perm[i]] = pow((double)(i + 1), -cfg->zipf_s) / h;
+        break;
+    }
+    case SD_FAMILY_DIRICHLET: {
+        for (size_t i = 0; i < v; i++)
+            s->a[i] = cfg->kappa;
+        gsl_ran_dirichlet(r, v, s->a, out);
+        break;
+    }
+    case SD_FAMILY_LOGITS:
+    case SD_FAMILY_FILE: {
+        double mx = -INFINITY, sum = 0.0;
+        for (size_t i = 0; i < v; i++) {
+            out[i] = gsl_ran_gaussian(r, 1.0) / cfg->temperature;
+            mx = fmax(mx, out[i]);
+        }
+        for (size_t i = 0; i < v; i++)
+            sum += (out[i] = exp(out[i] - mx));
+        for (size_t i = 0; i < v; i++)
+            out[i] /= sum;
+        break;
+    }
+    }
+}
+
+/* Ranks are shuffled within windows of this many when the draft's reference
+ * distribution is laid onto the target's ranks. */
+enum { REFERENCE_WINDOW = 256 };
+
+/* The calibrated draft's reference r in p's rank space, into out[V]: an
+ * independent draw of the family, sorted, whose ranks agree with p's only
+ * up to a shuffle within windows of REFERENCE_WINDOW ranks (a draft ranks
+ * tokens roughly as the target does).  Its mass then sits where p's does,
+ * which keeps the samplers in the cached head of their tables. */
+static void reference_draw(const sd_synth_config *cfg, gsl_rng *r, scratch *s, double *out)
+{
+    size_t v = cfg->vocab;
+    family_draw(cfg, r, s, s->b);
+    gsl_sort_index(s->idx, s->b, 1, v);
+    for (size_t start = 0; start < v; start += REFERENCE_WINDOW) {
+        size_t len = v - start < REFERENCE_WINDOW ? v - start : REFERENCE_WINDOW;
+        for (size_t i = 0; i < len; i++)
+            s->perm[i] = (uint32_t)(start + i);
+        gsl_ran_shuffle(r, s->perm, len, sizeof *s->perm);
+        for (size_t i = 0; i < len; i++)
+            out[start + i] = s->b[s->idx[v - 1 - s->perm[i]]];
+    }
+}
+
+/* Fills c's samplers, beta and argmax_q from its p and q; takes ownership. */
+static sd_status finish_context(sd_context *c, double *p, double *q, uint32_t *token, size_t v,
+                                double *scratch_w, sd_error *err)
+{
+    c->p = p;
+    c->q = q;
+    c->token = token;
+    c->beta = sd_dist_overlap(p, q, v);
+    c->argmax_q = 0;
+    for (size_t i = 1; i < v; i++)
+        if (q[i] > q[c->argmax_q])
+            c->argmax_q = (uint32_t)i;
+    double mass = sd_dist_residual(p, q, v, scratch_w);
+    sd_status st;
+    if ((st = sd_cdf_init(&c->p_cdf, p, v, err)) != SD_OK ||
+        (st = sd_cdf_init(&c->q_cdf, q, v, err)) != SD_OK ||
+        (st = sd_cdf_init(&c->residual_cdf, mass > 0.0 ? scratch_w : p, v, err)) != SD_OK)
+        return st;
+    return SD_OK;
+}
+
+/* Sorts w (token space) into rank space: p[rank], token[rank]. */
+static void to_rank_space(const double *w, size_t v, scratch *s, double *p, uint32_t *token)
+{
+    gsl_sort_index(s->idx, w, 1, v); /* ascending */
+    for (size_t r = 0; r < v; r++) {
+        size_t t = s->idx[v - 1 - r];
+        p[r] = w[t];
+        token[r] = (uint32_t)t;
+    }
+}
+
+/* The acceptance asked of context c. */
+static double context_alpha(const sd_synth_config *cfg, size_t c, size_t nctx, gsl_rng *r, double p_min)
+{
+    switch (cfg->regime) {
+    case SD_REGIME_CONSTANT:
+        return cfg->alpha;
+    case SD_REGIME_MARKOV:
+        return c < nctx / 2 ? cfg->alpha_easy : cfg->alpha_hard;
+    case SD_REGIME_BETA:
+        if (cfg->alpha <= 0.0 || cfg->alpha >= 1.0)
+            return cfg->alpha;
+        for (;;) { /* Beta truncated to the reachable [p_min, 1] */
+            double a = gsl_ran_beta(r, cfg->alpha * cfg->concentration, (1.0 - cfg->alpha) * cfg->concentration);
+            if (a >= p_min)
+                return a;
+        }
+    }
+    return cfg->alpha;
+}
+
+static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nctx, gsl_rng *r,
+                               scratch *s, sd_context *c, sd_error *err)
+{
+    size_t v = cfg->vocab;
+    double *p = malloc(v * sizeof *p), *q = malloc(v * sizeof *q);
+    uint32_t *token = malloc(v * sizeof *token);
+    if (p == NULL || q == NULL || token == NULL) {
+        free(p), free(q), free(token);
+        return sd_fail(err, SD_ENOMEM, "out of memory building context %zu (vocab %zu)", ci, v);
+    }
+    family_draw(cfg, r, s, s->b);
+    to_rank_space(s->b, v, s, p, token);
+
+    if (cfg->calibrated) {
+        double a = context_alpha(cfg, ci, nctx, r, p[v - 1]);
+        reference_draw(cfg, r, s, s->a);
+        double tv = sd_dist_tv(p, s->a, v);
+        if (1.0 - tv > a) { /* too close to p: use the point mass on p's least likely token */
+            memset(s->a, 0, v * sizeof *s->a);
+            s->a[v - 1] = 1.0;
+            tv = 1.0 - p[v - 1];
+        }
+        if (a < 1.0 - tv || (tv <= 0.0 && a < 1.0)) {
+            free(p), free(q), free(token);
+            return sd_fail(err, SD_EINVAL, "--alpha: acceptance %g is below %.6g, the least this %s target "
+                           "reaches (its smallest probability) at vocab %zu", a, 1.0 - tv,
+                           sd_family_name(cfg->family), v);
+        }
+        double lambda = tv > 0.0 ? (1.0 - a) / tv : 0.0;
+        for (size_t k = 0; k < v; k++)
+            q[k] = (1.0 - lambda) * p[k] + lambda * s->a[k];
+        c->target_alpha = a;
+    } else {
+        double mx = -INFINITY, sum = 0.0;
+        for (size_t k = 0; k < v; k++) {
+            q[k] = (p[k] > 0.0 ? log(p[k]) : -INFINITY) + cfg->noise * gsl_ran_gaussian(r, 1.0);
+            mx = fmax(mx, q[k]);
+        }
+        for (size_t k = 0; k < v; k++)
+            sum += (q[k] = exp(q[k] - mx));
+        for (size_t k = 0; k < v; k++)
+            q[k] /= sum;
+        c->target_alpha = NAN;
+    }
+    sd_status st = finish_context(c, p, q, token, v, s->b, err);
+    return st;
+}
+
+/* ---- the bank, built in parallel over contexts ------------------------------ */
+
+typedef struct {
+    const sd_synth_config *cfg;
+    sd_model *m;
+    size_t first, step; /* contexts first, first + step, ... */
+    sd_status st;
+    sd_error err;
+} build_job;
+
+static void *build_worker(void *arg)
+{
+    build_job *j = arg;
+    size_t v = j->cfg->vocab;
+    scratch s = { malloc(v * sizeof(double)), malloc(v * sizeof(double)), malloc(v * sizeof(size_t)),
+                  malloc(v * sizeof(uint32_t)) };
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
+    j->st = SD_OK;
+    if (s.a == NULL || s.b == NULL || s.idx == NULL || s.perm == NULL || r == NULL)
+        j->st = sd_fail(&j->err, SD_ENOMEM, "out of memory building the context bank");
+    for (size_t c = j->first; j->st == SD_OK && c < j->m->ncontexts; c += j->step) {
+        sd_rng_reseed(r, j->cfg->seed, BANK_STREAM + c);
+        j->st = build_context(j->cfg, c, j->m->ncontexts, r, &s, &j->m->ctx[c], &j->err);
+    }
+    gsl_rng_free(r);
+    free(s.a), free(s.b), free(s.idx), free(s.perm);
+    return NULL;
+}
+
+static sd_status check_config(const sd_synth_config *cfg, size_t nctx, sd_error *err)
+{
+    if (cfg->vocab < 1 || cfg->vocab > SD_VOCAB_MAX)
+        return sd_fail(err, SD_EINVAL, "--vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
+    if (cfg->family == SD_FAMILY_FILE)
+        return sd_fail(err, SD_EINVAL, "--family: file models come from --p-file and --q-file");
+    if (cfg->history > SD_HISTORY_MAX)
+        return sd_fail(err, SD_EINVAL, "--history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
+    if (cfg->regime == SD_REGIME_MARKOV && nctx < 2)
+        return sd_fail(err, SD_EINVAL, "--contexts: the markov regime needs at least 2 contexts");
+    if (cfg->regime != SD_REGIME_CONSTANT && !cfg->calibrated)
+        return sd_fail(err, SD_EINVAL, "--regime: %s needs a calibrated draft (--alpha), not --noise",
+                       sd_regime_name(cfg->regime));
+    return SD_OK;
+}
+
+sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err)
+{
+    double t0 = now_seconds();
+    size_t nctx = cfg->contexts ? cfg->contexts : sd_synth_default_contexts(cfg->vocab);
+    sd_status st = check_config(cfg, nctx, err);
+    if (st != SD_OK)
+        return st;
+    sd_model *m = calloc(1, sizeof *m);
+    if (m == NULL || (m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL) {
+        free(m);
+        return sd_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
+    }
+    m->vocab = cfg->vocab;
+    m->ncontexts = nctx;
+    m->history = cfg->history;
+    m->family = cfg->family;
+    m->regime = cfg->regime;
+    m->stay = cfg->stay;
+    m->ctx_salt = sd_mix64(cfg->seed ^ 0x636f6e74657874u);
+    m->regime_salt = sd_mix64(cfg->seed ^ 0x726567696d65u);
+
+    unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
+    if (nt > nctx)
+        nt = (unsigned)nctx;
+    build_job *jobs = calloc(nt, sizeof *jobs);
+    pthread_t *tid = calloc(nt, sizeof *tid);
+    if (jobs == NULL || tid == NULL) {
+        free(jobs), free(tid);
+        sd_model_free(m);
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    }
+    /* Thread t builds contexts t, t + nt, ...; the calling thread is thread 0.
+     * A thread that cannot start leaves its share to a serial pass. */
+    unsigned started = 1;
+    for (unsigned t = 0; t < nt; t++)
+        jobs[t] = (build_job){ cfg, m, t, nt, SD_OK, { "" } };
+    while (started < nt && pthread_create(&tid[started], NULL, build_worker, &jobs[started]) == 0)
+        started++;
+    build_worker(&jobs[0]);
+    for (unsigned t = 1; t < started; t++)
+        pthread_join(tid[t], NULL);
+    for (unsigned t = started; t < nt; t++)
+        build_worker(&jobs[t]);
+    for (unsigned t = 0; t < nt && st == SD_OK; t++)
+        if (jobs[t].st != SD_OK) {
+            st = jobs[t].st;
+            if (err != NULL)
+                *err = jobs[t].err;
+        }
+    free(jobs);
+    free(tid);
+    if (st != SD_OK) {
+        sd_model_free(m);
+        return st;
+    }
+    m->bytes = sizeof *m + nctx * (sizeof(sd_context) + m->vocab * (2 * sizeof(double) + sizeof(uint32_t) +
+                                                                      3 * sizeof(double)) + 3 * sizeof(double));
+    m->build_seconds = now_seconds() - t0;
+    *out = m;
+    return SD_OK;
+}
+
+sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err)
+{
+    sd_status st;
+    if ((st = sd_dist_check(p, n, "p", err)) != SD_OK || (st = sd_dist_check(q, n, "q", err)) != SD_OK)
+        return st;
+    sd_model *m = calloc(1, sizeof *m);
+    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr), *w = malloc(n * sizeof *w);
+    uint32_t *token = malloc(n * sizeof *token);
+    size_t *idx = malloc(n * sizeof *idx);
+    if (m == NULL || pr == NULL || qr == NULL || w == NULL || token == NULL || idx == NULL ||
+        (m->ctx = calloc(1, sizeof *m->ctx)) == NULL) {
+        free(pr), free(qr), free(w), free(token), free(idx);
+        if (m != NULL)
+            free(m->ctx);
+        free(m);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-token model", n);
+    }
+    scratch s = { NULL, NULL, idx, NULL };
+    to_rank_space(p, n, &s, pr, token);
+    for (size_t r = 0; r < n; r++)
+        qr[r] = q[token[r]];
+    free(idx);
+    m->vocab = n;
+    m->ncontexts = 1;
+    m->family = SD_FAMILY_FILE;
+    m->regime = SD_REGIME_CONSTANT;
+    m->ctx[0].target_alpha = NAN;
+    st = finish_context(&m->ctx[0], pr, qr, token, n, w, err);
+    free(w);
+    m->bytes = sizeof *m + sizeof(sd_context) + n * (5 * sizeof(double) + sizeof(uint32_t));
+    if (st != SD_OK) {
+        sd_model_free(m);
+        return st;
+    }
+    *out = m;
+    return SD_OK;
+}
+
+void sd_model_free(sd_model *m)
+{
+    if (m == NULL)
+        return;
+    if (m->ctx != NULL)
+        for (size_t i = 0; i < m->ncontexts; i++)
+            context_free(&m->ctx[i]);
+    free(m->ctx);
+    free(m);
+}
+
+size_t sd_model_vocab(const sd_model *m) { return m->vocab; }
+size_t sd_model_contexts(const sd_model *m) { return m->ncontexts; }
+sd_family sd_model_family(const sd_model *m) { return m->family; }
+size_t sd_model_history(const sd_model *m) { return m->history; }
+size_t sd_model_bytes(const sd_model *m) { return m->bytes; }
+double sd_model_build_seconds(const sd_model *m) { return m->build_seconds; }
+const sd_context *sd_model_context(const sd_model *m, size_t i) { return &m->ctx[i]; }
+
+/* ---- prefixes -------------------------------------------------------------- */
+
+void sd_model_start(const sd_model *m, sd_prefix *s)
+{
+    (void)m;
+    memset(s, 0, sizeof *s);
+}
+
+/* Hash of the last min(len, k) tokens, oldest first, with salt. */
+static uint64_t history_hash(const sd_model *m, const sd_prefix *s, uint64_t salt)
+{
+    size_t k = m->history, have = s->len < k ? s->len : k;
+    uint64_t h = sd_mix64(salt ^ have);
+    for (size_t j = have; j-- > 0;)
+        h = sd_mix64(h ^ s->hist[(s->len - 1 - j) % k]);
+    return h;
+}
+
+void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token)
+{
+    if (m->history > 0)
+        s->hist[s->len % m->history] = token;
+    s->len = s->len < UINT32_MAX ? s->len + 1 : s->len; /* saturates after 4e9 tokens */
+    if (m->regime == SD_REGIME_MARKOV) {
+        uint64_t h = sd_mix64(history_hash(m, s, m->regime_salt) ^ s->len);
+        if ((double)(h >> 11) * 0x1p-53 >= m->stay)
+            s->regime ^= 1u;
+    }
+}
+
+const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s)
+{
+    if (m->ncontexts == 1)
+        return &m->ctx[0];
+    uint64_t h = history_hash(m, s, m->ctx_salt);
+    if (m->regime == SD_REGIME_MARKOV) {
+        size_t half = m->ncontexts / 2;
+        return &m->ctx[(s->regime ? half : 0) + (size_t)(((h >> 32) * half) >> 32)];
+    }
+    return &m->ctx[(size_t)(((h >> 32) * m->ncontexts) >> 32)];
+}

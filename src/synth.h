@@ -1,0 +1,121 @@
+/* synth.h -- synthetic target and draft models, and the context bank.
+ *
+ * A model maps a prefix to a context: the target distribution p and the
+ * draft distribution q for the next token.  This is the callback of the
+ * seed's Algorithm 1 (M_p(prefix), M_q(prefix)); both models read the same
+ * prefix, so one lookup serves both.  A prefix is summarised by its last k
+ * tokens (k = history), hashed with the seed onto one of a bank of contexts
+ * built once; generation then costs O(1) per position however long it runs.
+ *
+ * Targets over a vocabulary of V tokens:
+ *   zipf       p(rank r) ~ (r + 1)^-s, tokens shuffled per context
+ *   dirichlet  p ~ Dirichlet(kappa, ..., kappa)            (gsl_ran_dirichlet)
+ *   logits     p = softmax(z / T), z_i ~ N(0, 1)           (gsl_ran_gaussian)
+ * Drafts:
+ *   calibrated    q = (1 - lambda) p + lambda r, r an independent draw of the
+ *                 same family whose token ranking agrees with p's up to a
+ *                 shuffle within windows of 256 ranks (a draft ranks tokens
+ *                 roughly as its target does); then
+ *                 sum min(p, q) = 1 - lambda TV(p, r), so
+ *                 lambda = (1 - a) / TV(p, r) hits a requested acceptance a
+ *                 exactly.  When a < 1 - TV(p, r), r becomes the point mass
+ *                 on p's least likely token (TV = 1 - p_min); a below p_min
+ *                 cannot be reached.
+ *   uncalibrated  q = softmax(log p + sigma eps), eps_i ~ N(0, 1); its
+ *                 acceptance is only measured.
+ * Per-context acceptance a_c (calibrated drafts):
+ *   constant  a_c = alpha
+ *   beta      a_c ~ Beta(alpha nu, (1 - alpha) nu)          (gsl_ran_beta)
+ *   markov    two regimes, easy (alpha_easy) and hard (alpha_hard); each
+ *             position stays in its regime with probability `stay`, decided
+ *             by a hash of the prefix, so acceptance is correlated along a
+ *             sequence; half the bank serves each regime.
+ *
+ * Each context stores its distributions in rank space: rank 0 is p's most
+ * likely token and token[rank] maps back to the vocabulary.  The samplers
+ * then touch the head of their tables most of the time, which keeps the
+ * per-token cost nearly flat in V.
+ */
+#ifndef SPECDEC_SYNTH_H
+#define SPECDEC_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dist.h"
+#include "status.h"
+
+#define SD_HISTORY_MAX 8 /* the most prefix tokens a context depends on */
+
+typedef enum { SD_FAMILY_ZIPF, SD_FAMILY_DIRICHLET, SD_FAMILY_LOGITS, SD_FAMILY_FILE } sd_family;
+typedef enum { SD_REGIME_CONSTANT, SD_REGIME_BETA, SD_REGIME_MARKOV } sd_regime;
+
+typedef struct {
+    sd_family family;     /* not SD_FAMILY_FILE */
+    size_t vocab;         /* V >= 1 */
+    double zipf_s;        /* zipf exponent s > 0 */
+    double kappa;         /* dirichlet concentration > 0 */
+    double temperature;   /* logits temperature > 0 */
+    int calibrated;       /* 1: q hits alpha; 0: noisy logits */
+    double alpha;         /* calibrated: mean acceptance in [0, 1] */
+    double noise;         /* uncalibrated: sigma >= 0 */
+    sd_regime regime;
+    double concentration; /* beta regime: nu > 0 */
+    double alpha_easy, alpha_hard, stay; /* markov regime */
+    size_t contexts;      /* bank size; 0 chooses sd_synth_default_contexts(V) */
+    size_t history;       /* k in [0, SD_HISTORY_MAX] */
+    uint64_t seed;
+    unsigned threads;     /* for building the bank */
+} sd_synth_config;
+
+/* One context: p and q for a prefix, in rank space. */
+typedef struct {
+    const double *p, *q;     /* n probabilities each, p non-increasing */
+    sd_cdf p_cdf, q_cdf;     /* samplers of p and q */
+    sd_cdf residual_cdf;     /* norm(max(0, p - q)); p itself when p = q */
+    const uint32_t *token;   /* rank -> token id */
+    double beta;             /* sum min(p, q), eq. (1) */
+    double target_alpha;     /* the acceptance asked of this context (NaN if uncalibrated) */
+    uint32_t argmax_q;       /* rank of q's most likely token (p's is rank 0) */
+} sd_context;
+
+typedef struct sd_model sd_model;
+
+/* The state of a prefix: its last tokens and regime.  Start, then advance
+ * token by token; equal prefixes give equal states. */
+typedef struct {
+    uint32_t hist[SD_HISTORY_MAX]; /* ring buffer of the last tokens */
+    uint32_t len;                  /* tokens so far (saturating) */
+    uint32_t regime;               /* 0 easy, 1 hard (markov only) */
+} sd_prefix;
+
+/* The bank size used when the config leaves it 0: about 2^21 token slots,
+ * between 2 and 64 contexts. */
+size_t sd_synth_default_contexts(size_t vocab);
+
+/* Builds a synthetic model.  SD_EINVAL names the offending parameter. */
+sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err);
+
+/* A context-free model: every prefix gets p and q (copied; must be valid
+ * distributions over n tokens). */
+sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err);
+
+void sd_model_free(sd_model *m);
+
+size_t sd_model_vocab(const sd_model *m);
+size_t sd_model_contexts(const sd_model *m);
+sd_family sd_model_family(const sd_model *m);
+size_t sd_model_history(const sd_model *m);
+size_t sd_model_bytes(const sd_model *m);     /* memory held by the bank */
+double sd_model_build_seconds(const sd_model *m);
+const sd_context *sd_model_context(const sd_model *m, size_t i);
+
+void sd_model_start(const sd_model *m, sd_prefix *s);
+void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token);
+/* The context of the prefix in s: the callback M(prefix). */
+const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s);
+
+const char *sd_family_name(sd_family f);
+const char *sd_regime_name(sd_regime r);
+
+#endif

@@ -1,0 +1,407 @@
+/* validate.c -- the checks of `specdec validate` (see validate.h).
+ *
+ * Checks are rows of CHECKS: {name, run}.  A run builds its models, drives
+ * the engine, and adds rows through the helpers below, which apply the
+ * shared rules (6-sigma z tests, chi-square at p < 1e-7) and verdicts.
+ */
+#include "validate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "dist.h"
+#include "engine.h"
+#include "rng.h"
+#include "synth.h"
+#include "theory.h"
+#include "verify.h"
+
+static const double Z_LIMIT = 6.0;        /* two-sided p = 2e-9 */
+static const double CHISQ_LEVEL = 1e-7;   /* chi-square tail */
+
+typedef struct {
+    const sd_validate_config *cfg;
+    sd_table *t;
+    int passed;
+    double scale; /* sample-size multiplier: 1 quick, 10 full */
+} run_ctx;
+
+/* ---- rows -------------------------------------------------------------------- */
+
+typedef enum { KIND_CHECK, KIND_CONTROL, KIND_FINDING } row_kind;
+
+static sd_status add_row(run_ctx *v, const char *name, double theory, double measured, double tol,
+                         double pvalue, double samples, int within, row_kind kind, sd_error *err)
+{
+    const char *verdict;
+    switch (kind) {
+    case KIND_CHECK:
+        verdict = within ? "pass" : "FAIL";
+        v->passed &= within;
+        break;
+    case KIND_CONTROL:
+        verdict = within ? "MISSED" : "caught";
+        v->passed &= !within;
+        break;
+    default:
+        verdict = "finding";
+        break;
+    }
+    const sd_cell row[] = { sd_text(name), sd_real(theory), sd_real(measured), sd_real(tol), sd_real(pvalue),
+                            sd_int((long long)samples), sd_text(verdict), sd_int((long long)v->cfg->seed),
+                            sd_text(sd_rng_type()->name) };
+    return sd_table_add(v->t, row, err);
+}
+
+/* measured against theory within 6 standard errors. */
+static sd_status z_row(run_ctx *v, const char *name, double theory, double measured, double se, double samples,
+                       row_kind kind, sd_error *err)
+{
+    double z = fabs(measured - theory) / se;
+    return add_row(v, name, theory, measured, Z_LIMIT * se, 2.0 * gsl_cdf_ugaussian_Q(z), samples,
+                   z <= Z_LIMIT, kind, err);
+}
+
+/* Mean tokens per iteration of a run against theory. */
+static sd_status mean_n_row(run_ctx *v, const char *name, double theory, const sd_engine_stats *s, row_kind kind,
+                            sd_error *err)
+{
+    return z_row(v, name, theory, sd_engine_mean_n(s), sd_engine_mean_n_se(s), (double)s->iterations, kind, err);
+}
+
+/* A chi-square statistic: theory = dof, tolerance = the critical value. */
+static sd_status chisq_row(run_ctx *v, const char *name, double stat, double dof, double samples,
+                           row_kind kind, sd_error *err)
+{
+    double p = isinf(stat) ? 0.0 : dof > 0 ? gsl_cdf_chisq_Q(stat, dof) : 1.0;
+    double crit = dof > 0 ? gsl_cdf_chisq_Qinv(CHISQ_LEVEL, dof) : 0.0;
+    return add_row(v, name, dof, stat, crit, p, samples, p >= CHISQ_LEVEL, kind, err);
+}
+
+/* ---- models and runs ------------------------------------------------------ */
+
+static sd_synth_config synth(const run_ctx *v, size_t vocab, double alpha, sd_regime regime)
+{
+    sd_synth_config c = { SD_FAMILY_ZIPF, vocab, 1.5, 0.5, 1.0, 1, alpha, 0.0, regime, 20.0, 0.95, 0.3, 0.9,
+                          0, 2, v->cfg->seed, v->cfg->threads };
+    return c;
+}
+
+static sd_status run_engine(const run_ctx *v, const sd_model *m, const char *rule, sd_policy policy, size_t gamma,
+                            double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s, sd_error *err)
+{
+    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
+                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL };
+    return sd_engine_run(&ec, s, err);
+}
+
+/* ---- 1, 2: the output distribution, position by position --------------------- */
+
+enum { POS = 4, POS_VOCAB = 8 };
+
+/* Exact marginals of the target's tokens at positions 1..POS, by summing
+ * over every prefix (V^(POS-1) of them). */
+static void exact_marginals(const sd_model *m, const sd_prefix *s, size_t depth, double weight, double *marg)
+{
+    const sd_context *c = sd_model_lookup(m, s);
+    for (size_t r = 0; r < POS_VOCAB; r++) {
+        double w = weight * c->p[r];
+        marg[depth * POS_VOCAB + c->token[r]] += w;
+        if (depth + 1 < POS && w > 0.0) {
+            sd_prefix next = *s;
+            sd_model_advance(m, &next, c->token[r]);
+            exact_marginals(m, &next, depth + 1, w, marg);
+        }
+    }
+}
+
+static sd_status check_output(run_ctx *v, sd_error *err)
+{
+    sd_synth_config sc = synth(v, POS_VOCAB, 0.6, SD_REGIME_CONSTANT);
+    sc.contexts = 16;
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    double marg[POS * POS_VOCAB] = { 0 };
+    sd_prefix start;
+    sd_model_start(m, &start);
+    exact_marginals(m, &start, 0, 1.0, marg);
+    static const char *const rules[] = { "adjusted", "target" };
+    for (int k = 0; k < 2 && st == SD_OK; k++) {
+        sd_engine_stats s;
+        if ((st = run_engine(v, m, rules[k], SD_POLICY_FIXED, 3, 1e6, POS, POS, &s, err)) != SD_OK)
+            break;
+        double total_stat = 0.0, total_dof = 0.0;
+        for (size_t j = 0; j < POS && st == SD_OK; j++) {
+            double stat = 0.0, dof = 0.0;
+            sd_chisq_add(s.pos_counts + j * POS_VOCAB, marg + j * POS_VOCAB, POS_VOCAB, &stat, &dof);
+            total_stat += stat, total_dof += dof;
+            if (k == 0) {
+                char name[96];
+                snprintf(name, sizeof name, "1. output = p at position %zu (adjusted, chi-square)", j + 1);
+                st = chisq_row(v, name, stat, dof, (double)s.sequences, KIND_CHECK, err);
+            }
+        }
+        if (k == 1 && st == SD_OK)
+            st = chisq_row(v, "2. control: target (Case 1) caught as biased, positions 1-4", total_stat,
+                           total_dof, (double)s.sequences, KIND_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
+/* ---- 3: one-step acceptance = beta (eq. 1) ------------------------------------ */
+
+static sd_status check_acceptance(run_ctx *v, sd_error *err)
+{
+    char pp[512], qp[512];
+    snprintf(pp, sizeof pp, "%s/four-token-p.txt", v->cfg->data_dir);
+    snprintf(qp, sizeof qp, "%s/four-token-q.txt", v->cfg->data_dir);
+    sd_dist p = { 0 }, q = { 0 };
+    sd_model *m = NULL;
+    sd_status st;
+    if ((st = sd_dist_load(pp, &p, err)) != SD_OK || (st = sd_dist_load(qp, &q, err)) != SD_OK ||
+        (st = sd_model_pair(p.p, q.p, p.n, &m, err)) != SD_OK) {
+        sd_dist_free(&p), sd_dist_free(&q);
+        return st;
+    }
+    double beta = sd_dist_overlap(p.p, q.p, p.n);
+    sd_engine_stats s;
+    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, 1, 1e6, 0, 0, &s, err)) == SD_OK) {
+        double n = (double)s.verified, rate = (double)s.accepted / n, se = sqrt(beta * (1 - beta) / n);
+        st = z_row(v, "3. acceptance = beta = sum min(p, q) (eq. 1, four-token example)", beta, rate, se, n,
+                   KIND_CHECK, err);
+        if (st == SD_OK)
+            st = z_row(v, "3. control: acceptance = beta + 0.01", beta + 0.01, rate, se, n, KIND_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    sd_dist_free(&p), sd_dist_free(&q);
+    return st;
+}
+
+/* ---- 4-7: N, E(N), improvement and FLOPs at alpha = 0.8, gamma = 5 ---------------- */
+
+static sd_status check_iteration(run_ctx *v, sd_error *err)
+{
+    enum { G = 5 };
+    const double cost = 0.02, mu = 0.05;
+    sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats s;
+    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, G, 2e6, 0, 0, &s, err)) != SD_OK) {
+        sd_model_free(m);
+        return st;
+    }
+    double a = s.alpha_hat, it = (double)s.iterations;
+    /* 4: the distribution of N against eqs. (2) and (3), and a control at alpha - 0.02 */
+    double pmf[G + 2], wrong[G + 2];
+    for (int n = 0; n <= G + 1; n++) {
+        pmf[n] = sd_theory_pmf(a, G, n);
+        wrong[n] = sd_theory_pmf(a - 0.02, G, n);
+    }
+    double stat = 0, dof = 0, wstat = 0, wdof = 0;
+    sd_chisq_add(s.n_hist, pmf, G + 2, &stat, &dof);
+    sd_chisq_add(s.n_hist, wrong, G + 2, &wstat, &wdof);
+    st = chisq_row(v, "4. N follows eqs. (2)-(3) at alpha_hat (chi-square)", stat, dof, it, KIND_CHECK, err);
+    if (st == SD_OK)
+        st = chisq_row(v, "4. control: N against eqs. (2)-(3) at alpha_hat - 0.02", wstat, wdof, it, KIND_CONTROL, err);
+
+    /* 5: mean tokens per iteration against eq. (4), and against the same sum without the bonus token */
+    double mean = sd_engine_mean_n(&s), se = sd_engine_mean_n_se(&s);
+    double en = sd_theory_expected_tokens(a, G);
+    if (st == SD_OK)
+        st = mean_n_row(v, "5. tokens per iteration = E(N), eq. (4) at alpha_hat", en, &s, KIND_CHECK, err);
+    if (st == SD_OK)
+        st = mean_n_row(v, "5. control: E(N) without the bonus token", en - pow(a, G), &s, KIND_CONTROL, err);
+
+    /* 6: measured improvement in cost units against eq. (10) */
+    double cf = (double)s.target_calls + cost * (double)s.draft_calls;
+    double f_hat = (double)s.tokens / cf, f_se = se * it / cf;
+    if (st == SD_OK)
+        st = z_row(v, "6. tokens / (target calls + c draft calls) = eq. (10), c = 0.02",
+                   sd_theory_improvement(a, G, cost), f_hat, f_se, it, KIND_CHECK, err);
+    if (st == SD_OK)
+        st = z_row(v, "6. control: eq. (10) charging c for the target call too", en / (1 + (G + 1) * cost), f_hat,
+                   f_se, it, KIND_CONTROL, err);
+
+    /* 7: measured FLOP factor against eq. (11) */
+    double ops = mu * (double)s.draft_calls + (double)s.target_positions;
+    double flop = ops / (double)s.tokens, flop_se = flop * se / mean;
+    if (st == SD_OK)
+        st = z_row(v, "7. (mu draft calls + target positions) / tokens = eq. (11), mu = 0.05",
+                   sd_theory_flop_factor(a, G, mu), flop, flop_se, it, KIND_CHECK, err);
+    if (st == SD_OK)
+        st = z_row(v, "7. control: eq. (11) with gamma target positions, not gamma + 1",
+                   (G * mu + G) / en, flop, flop_se, it, KIND_CONTROL, err);
+    sd_engine_stats_free(&s);
+    sd_model_free(m);
+    return st;
+}
+
+/* ---- 8: a sweep over gamma finds the closed-form optimum -------------------------- */
+
+static sd_status check_sweep(run_ctx *v, sd_error *err)
+{
+    const double alpha = 0.8, cost = 0.02;
+    sd_optimum o;
+    sd_status st = sd_theory_optimal(alpha, cost, &o, err);
+    if (st != SD_OK)
+        return st;
+    size_t gmax = (size_t)(2 * o.gamma_opt);
+    sd_synth_config sc = synth(v, 1000, alpha, SD_REGIME_CONSTANT);
+    sd_model *m = NULL;
+    if ((st = sd_model_synth(&sc, &m, err)) != SD_OK)
+        return st;
+    double *f = calloc(gmax + 1, sizeof *f), *se = calloc(gmax + 1, sizeof *se), samples = 0;
+    if (f == NULL || se == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+    size_t best = 1;
+    for (size_t g = 1; g <= gmax && st == SD_OK; g++) {
+        sd_engine_stats s;
+        if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, g, 3e5, 0, 0, &s, err)) != SD_OK)
+            break;
+        double cf = 1.0 + (double)g * cost; /* per iteration: one target call, g draft calls */
+        f[g] = sd_engine_mean_n(&s) / cf;
+        se[g] = sd_engine_mean_n_se(&s) / cf;
+        samples += (double)s.iterations;
+        if (f[g] > f[best])
+            best = g;
+        sd_engine_stats_free(&s);
+    }
+    if (st == SD_OK) {
+        /* gamma_opt passes when its measured improvement is within 6 sigma of the best measured */
+        size_t go = (size_t)o.gamma_opt, bad = go / 2;
+        double gap = f[best] - f[go], gse = sqrt(se[best] * se[best] + se[go] * se[go]);
+        st = add_row(v, "8. sweep gamma = 1..22: gamma_opt = 11 is best within 6 sigma (c = 0.02)", o.gamma_opt,
+                     (double)best, Z_LIMIT * gse, 2.0 * gsl_cdf_ugaussian_Q(gap / gse), samples,
+                     gap <= Z_LIMIT * gse, KIND_CHECK, err);
+        double bgap = f[best] - f[bad], bse = sqrt(se[best] * se[best] + se[bad] * se[bad]);
+        if (st == SD_OK)
+            st = add_row(v, "8. control: gamma = gamma_opt / 2 = 5 claimed best", (double)bad, (double)best,
+                         Z_LIMIT * bse, 2.0 * gsl_cdf_ugaussian_Q(bgap / bse), samples, bgap <= Z_LIMIT * bse,
+                         KIND_CONTROL, err);
+    }
+    free(f);
+    free(se);
+    sd_model_free(m);
+    return st;
+}
+
+/* ---- 9: drafting until the first rejection reaches the oracle ceiling ------------- */
+
+static sd_status check_oracle(run_ctx *v, sd_error *err)
+{
+    sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats s;
+    if ((st = run_engine(v, m, "adjusted", SD_POLICY_ORACLE, 0, 1e6, 0, 0, &s, err)) == SD_OK) {
+        st = mean_n_row(v, "9. oracle (draft until rejection) = 1 / (1 - alpha_hat)", sd_theory_ceiling(s.alpha_hat),
+                        &s, KIND_CHECK, err);
+        if (st == SD_OK)
+            st = mean_n_row(v, "9. control: oracle = E(N) at the fixed gamma_opt = 11",
+                            sd_theory_expected_tokens(s.alpha_hat, 11), &s, KIND_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
+/* ---- 10: alpha_hat over 10K tokens (eq. 7) = the acceptance rate ------------------ */
+
+static sd_status check_alpha_hat(run_ctx *v, sd_error *err)
+{
+    sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_BETA);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    double var_beta = 0.0, mean_beta = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m);
+    for (size_t c = 0; c < sd_model_contexts(m); c++)
+        var_beta += pow(sd_model_context(m, c)->beta - mean_beta, 2) / (double)sd_model_contexts(m);
+    sd_engine_stats s;
+    run_ctx one = *v;
+    one.scale = 1.0; /* the paper's procedure: 10K tokens */
+    if ((st = run_engine(&one, m, "adjusted", SD_POLICY_FIXED, 5, 1e4, 0, 0, &s, err)) == SD_OK) {
+        double n = (double)s.verified, rate = (double)s.accepted / n, a = s.alpha_hat;
+        /* Bernoulli noise given the contexts, plus the positions the two averages do not share */
+        double se = sqrt(a * (1 - a) / n + var_beta / (double)s.tokens);
+        st = z_row(v, "10. acceptance rate = alpha_hat over 10K tokens (eq. 7, Beta-distributed beta)", a, rate, se,
+                   n, KIND_CHECK, err);
+        double per_drafted = (double)s.accepted / (double)s.draft_calls;
+        if (st == SD_OK)
+            st = z_row(v, "10. control: accepted / drafted taken for alpha", per_drafted, rate, se, n, KIND_CONTROL,
+                       err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
+/* ---- 11: correlated (Markov) acceptance: the i.i.d. formula's error --------------- */
+
+static sd_status check_markov(run_ctx *v, sd_error *err)
+{
+    sd_synth_config sc = synth(v, 1000, NAN, SD_REGIME_MARKOV);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats s;
+    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, 5, 1e6, 0, 0, &s, err)) == SD_OK) {
+        st = mean_n_row(v, "11. markov acceptance (0.95 / 0.3, stay 0.9): eq. (4) at alpha_hat vs measured",
+                        sd_theory_expected_tokens(s.alpha_hat, 5), &s, KIND_FINDING, err);
+        sd_gof g;
+        if (st == SD_OK && (st = sd_engine_output_gof(m, sd_verify_find("adjusted"), &s, &g, err)) == SD_OK)
+            st = chisq_row(v, "11. markov acceptance: output = p given the context (chi-square)", g.statistic, g.dof,
+                           (double)s.tokens, KIND_CHECK, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
+typedef struct {
+    const char *name;
+    sd_status (*run)(run_ctx *v, sd_error *err);
+} check;
+
+static const check CHECKS[] = {
+    { "output", check_output },       { "acceptance", check_acceptance }, { "iteration", check_iteration },
+    { "sweep", check_sweep },         { "oracle", check_oracle },         { "alpha-hat", check_alpha_hat },
+    { "markov", check_markov },       { NULL, NULL },
+};
+
+const char *const sd_validate_checks[] = { "output", "acceptance", "iteration", "sweep", "oracle", "alpha-hat",
+                                           "markov", NULL };
+
+sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err)
+{
+    static const char *const cols[] = { "check", "theory", "measured", "tolerance", "p_value", "samples", "verdict",
+                                        "seed", "rng" };
+    run_ctx v = { cfg, sd_table_alloc(9, cols), 1, cfg->quick ? 1.0 : 10.0 };
+    if (v.t == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    sd_status st = SD_OK;
+    for (const check *c = CHECKS; c->name != NULL && st == SD_OK; c++)
+        st = c->run(&v, err);
+    if (st != SD_OK) {
+        sd_table_free(v.t);
+        return st;
+    }
+    *out = v.t;
+    *passed = v.passed;
+    return SD_OK;
+}

@@ -1,0 +1,328 @@
+/* test_sampling.c -- random streams, CDF sampling, verification rules and
+ * synthetic models. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+
+#include "dist.h"
+#include "engine.h"
+#include "rng.h"
+#include "synth.h"
+#include "testutil.h"
+#include "verify.h"
+
+/* ---- rng ------------------------------------------------------------------ */
+
+START_TEST(rng_has_53_bits_and_keyed_streams)
+{
+    gsl_rng *a = sd_rng_stream(42, 7), *b = sd_rng_stream(42, 7), *c = sd_rng_stream(42, 8);
+    ck_assert_str_eq(gsl_rng_name(a), "mt19937-53");
+    int fine = 0, differ = 0;
+    for (int i = 0; i < 1000; i++) {
+        double x = gsl_rng_uniform(a), y = gsl_rng_uniform(b), z = gsl_rng_uniform(c);
+        ck_assert(x >= 0.0 && x < 1.0);
+        ck_assert_double_eq(x, y); /* same (seed, stream): same numbers */
+        differ += x != z;
+        double scaled = ldexp(x, 32);
+        fine += scaled != floor(scaled); /* bits below 2^-32 are used */
+    }
+    ck_assert_int_gt(fine, 990);
+    ck_assert_int_gt(differ, 990);
+    gsl_rng_free(a), gsl_rng_free(b), gsl_rng_free(c);
+    /* streams 0..65535 of one seed get pairwise distinct first outputs (distinct MT seeds) */
+    enum { N = 65536 };
+    uint64_t *first = malloc(N * sizeof *first);
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
+    for (uint64_t s = 0; s < N; s++) {
+        sd_rng_reseed(r, 1, s);
+        first[s] = (uint64_t)gsl_rng_get(r) << 32 | gsl_rng_get(r);
+    }
+    size_t same = 0; /* neighbouring streams (and a sample of others) never coincide */
+    for (size_t i = 0; i < N; i++)
+        for (size_t j = i + 1; j < i + 64 && j < N; j++)
+            same += first[i] == first[j];
+    ck_assert_uint_eq(same, 0);
+    free(first);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- CDF sampling ----------------------------------------------------------- */
+
+START_TEST(cdf_never_draws_zero_weight)
+{
+    const double w[] = { 0.0, 0.25, 0.0, 0.0, 0.5, 0.25, 0.0 };
+    sd_cdf c;
+    ck_assert_int_eq(sd_cdf_init(&c, w, 7, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(3, 0);
+    uint64_t counts[7] = { 0 };
+    enum { DRAWS = 400000 };
+    for (int i = 0; i < DRAWS; i++)
+        counts[sd_cdf_sample(&c, r)]++;
+    ck_assert_uint_eq(counts[0] + counts[2] + counts[3] + counts[6], 0);
+    double stat = 0, dof = 0;
+    sd_chisq_add(counts, w, 7, &stat, &dof);
+    ck_assert_double_eq(dof, 2);
+    ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "chi-square %g", stat);
+    sd_cdf_free(&c);
+    gsl_rng_free(r);
+
+    const double one[] = { 1.0 };
+    ck_assert_int_eq(sd_cdf_init(&c, one, 1, NULL), SD_OK);
+    r = sd_rng_stream(3, 1);
+    for (int i = 0; i < 1000; i++)
+        ck_assert_uint_eq(sd_cdf_sample(&c, r), 0);
+    sd_cdf_free(&c);
+    gsl_rng_free(r);
+
+    const double bad1[] = { 0.5, NAN }, bad2[] = { 0.5, -0.1 }, bad3[] = { 0.5, INFINITY }, zero[] = { 0, 0 };
+    ck_assert_int_eq(sd_cdf_init(&c, bad1, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, bad2, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, bad3, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, zero, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, zero, 0, NULL), SD_EINVAL);
+}
+END_TEST
+
+/* ---- verification edge cases --------------------------------------------------- */
+
+/* A generator whose every uniform is the smallest positive one, 2^-53. */
+static void tiny_set(void *s, unsigned long seed) { (void)s, (void)seed; }
+static unsigned long tiny_get(void *s) { (void)s; return 0; }
+static double tiny_get_double(void *s) { (void)s; return 0x1p-53; }
+static const gsl_rng_type tiny_type = { "tiny", 0xffffffffUL, 0, sizeof(int), tiny_set, tiny_get, tiny_get_double };
+
+static size_t rank_of(const sd_context *c, size_t n, uint32_t token)
+{
+    for (size_t r = 0; r < n; r++)
+        if (c->token[r] == token)
+            return r;
+    ck_abort_msg("token %u not found", token);
+    return 0;
+}
+
+START_TEST(p_zero_never_accepted_q_zero_accepted)
+{
+    const sd_verifier *adj = sd_verify_find("adjusted");
+    gsl_rng *tiny = gsl_rng_alloc(&tiny_type);
+    sd_model *m;
+    /* token 1 has p = 0: never accepted, even with u at its least */
+    const double p1[] = { 1.0, 0.0 }, q1[] = { 0.5, 0.5 };
+    ck_assert_int_eq(sd_model_pair(p1, q1, 2, &m, NULL), SD_OK);
+    const sd_context *c = sd_model_context(m, 0);
+    uint32_t x = (uint32_t)rank_of(c, 2, 1);
+    for (int i = 0; i < 100; i++)
+        ck_assert_int_eq(adj->accept(c, x, tiny), 0);
+    sd_model_free(m);
+    /* token 1 has q = 0 and p > 0: accepted whenever offered */
+    const double p2[] = { 0.5, 0.5 }, q2[] = { 1.0, 0.0 };
+    ck_assert_int_eq(sd_model_pair(p2, q2, 2, &m, NULL), SD_OK);
+    c = sd_model_context(m, 0);
+    x = (uint32_t)rank_of(c, 2, 1);
+    gsl_rng *r = sd_rng_stream(9, 0);
+    for (int i = 0; i < 1000; i++) {
+        ck_assert_int_eq(adj->accept(c, x, r), 1);
+        ck_assert_uint_eq(c->token[sd_verify_draft(adj, c, r)], 0); /* q never drafts token 1 */
+    }
+    sd_model_free(m);
+    gsl_rng_free(r);
+    gsl_rng_free(tiny);
+}
+END_TEST
+
+START_TEST(p_equals_q_never_rejects)
+{
+    const double p[] = { 0.1, 0.2, 0.3, 0.4 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, p, 4, &m, NULL), SD_OK);
+    const sd_context *c = sd_model_context(m, 0);
+    ck_assert_double_eq_tol(c->beta, 1.0, 1e-15);
+    gsl_rng *r = sd_rng_stream(5, 0);
+    const sd_verifier *adj = sd_verify_find("adjusted");
+    size_t bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        uint32_t x = sd_verify_draft(adj, c, r);
+        bad += x >= 4 || !adj->accept(c, x, r) || adj->resample(c, r) >= 4; /* the empty residual falls back to p */
+    }
+    ck_assert_uint_eq(bad, 0);
+    gsl_rng_free(r);
+    sd_model_free(m);
+}
+END_TEST
+
+START_TEST(invalid_distributions_rejected)
+{
+    sd_model *m = NULL;
+    sd_error err;
+    const double ok[] = { 0.5, 0.5 }, nan_[] = { 0.5, NAN }, neg[] = { 1.5, -0.5 }, inf_[] = { INFINITY, 0.5 };
+    ck_assert_int_eq(sd_model_pair(nan_, ok, 2, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_pair(ok, neg, 2, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_pair(inf_, ok, 2, &m, &err), SD_EINVAL);
+    ck_assert_ptr_null(m);
+}
+END_TEST
+
+START_TEST(rules_by_name)
+{
+    ck_assert_ptr_nonnull(sd_verify_find("adjusted"));
+    ck_assert_ptr_nonnull(sd_verify_find("target"));
+    ck_assert(sd_verify_find("greedy")->greedy);
+    ck_assert_ptr_null(sd_verify_find("block-ish"));
+    /* the seed's Case 1 on the four-token example: P(B) = 0.10 + 0.45 * 0.10 */
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, 4, &m, NULL), SD_OK);
+    const sd_context *c = sd_model_context(m, 0);
+    double out[4];
+    sd_verify_find("target")->output(c, 4, out);
+    ck_assert_double_eq_tol(out[rank_of(c, 4, 1)], 0.145, 1e-15);
+    sd_verify_find("adjusted")->output(c, 4, out);
+    ck_assert_double_eq_tol(out[rank_of(c, 4, 1)], 0.10, 1e-15);
+    sd_model_free(m);
+}
+END_TEST
+
+/* ---- synthetic models ---------------------------------------------------------- */
+
+static sd_synth_config base_config(sd_family f, size_t vocab, double alpha)
+{
+    sd_synth_config c = { f, vocab, 1.5, 0.5, 1.0, 1, alpha, 0.0, SD_REGIME_CONSTANT, 20, 0.95, 0.3, 0.9,
+                          8, 2, 11, 2 };
+    return c;
+}
+
+START_TEST(calibrated_drafts_hit_alpha)
+{
+    static const sd_family fams[] = { SD_FAMILY_ZIPF, SD_FAMILY_DIRICHLET, SD_FAMILY_LOGITS };
+    static const double alphas[] = { 0.05, 0.3, 0.62, 0.8, 0.97, 1.0 };
+    for (size_t f = 0; f < 3; f++)
+        for (size_t a = 0; a < 6; a++) {
+            sd_synth_config cfg = base_config(fams[f], 500, alphas[a]);
+            sd_model *m;
+            sd_error err;
+            ck_assert_msg(sd_model_synth(&cfg, &m, &err) == SD_OK, "%s", err.msg);
+            for (size_t c = 0; c < sd_model_contexts(m); c++) {
+                const sd_context *ctx = sd_model_context(m, c);
+                ck_assert_double_eq_tol(ctx->beta, alphas[a], 1e-12);
+                double sp = 0, sq = 0;
+                for (size_t r = 0; r < 500; r++) {
+                    ck_assert(ctx->p[r] >= 0 && ctx->q[r] >= 0);
+                    ck_assert(r == 0 || ctx->p[r] <= ctx->p[r - 1]); /* rank space */
+                    sp += ctx->p[r], sq += ctx->q[r];
+                }
+                ck_assert_double_eq_tol(sp, 1.0, 1e-12);
+                ck_assert_double_eq_tol(sq, 1.0, 1e-12);
+            }
+            sd_model_free(m);
+        }
+}
+END_TEST
+
+START_TEST(bank_is_thread_independent_and_unreachable_alpha_fails)
+{
+    sd_synth_config a = base_config(SD_FAMILY_DIRICHLET, 300, 0.7), b = a;
+    a.threads = 1, b.threads = 2;
+    sd_model *ma, *mb;
+    ck_assert_int_eq(sd_model_synth(&a, &ma, NULL), SD_OK);
+    ck_assert_int_eq(sd_model_synth(&b, &mb, NULL), SD_OK);
+    for (size_t c = 0; c < 8; c++) {
+        ck_assert_mem_eq(sd_model_context(ma, c)->q, sd_model_context(mb, c)->q, 300 * sizeof(double));
+        ck_assert_mem_eq(sd_model_context(ma, c)->token, sd_model_context(mb, c)->token, 300 * sizeof(uint32_t));
+    }
+    sd_model_free(ma), sd_model_free(mb);
+    sd_synth_config z = base_config(SD_FAMILY_ZIPF, 16, 0.0); /* below p_min: not reachable */
+    sd_error err;
+    ck_assert_int_eq(sd_model_synth(&z, &ma, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--alpha"));
+    sd_synth_config one = base_config(SD_FAMILY_ZIPF, 1, 1.0); /* V = 1: only alpha = 1 */
+    ck_assert_int_eq(sd_model_synth(&one, &ma, NULL), SD_OK);
+    ck_assert_double_eq(sd_model_context(ma, 0)->beta, 1.0);
+    sd_model_free(ma);
+}
+END_TEST
+
+START_TEST(noisy_and_regime_drafts)
+{
+    sd_synth_config n = base_config(SD_FAMILY_LOGITS, 200, 0.0);
+    n.calibrated = 0;
+    n.noise = 1.0;
+    sd_model *m;
+    ck_assert_int_eq(sd_model_synth(&n, &m, NULL), SD_OK);
+    double b = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m);
+    ck_assert(b > 0.2 && b < 0.95);
+    sd_model_free(m);
+    sd_synth_config k = base_config(SD_FAMILY_ZIPF, 200, 0.0);
+    k.regime = SD_REGIME_MARKOV;
+    ck_assert_int_eq(sd_model_synth(&k, &m, NULL), SD_OK);
+    ck_assert_double_eq_tol(sd_model_context(m, 0)->beta, 0.95, 1e-12);
+    ck_assert_double_eq_tol(sd_model_context(m, 7)->beta, 0.3, 1e-12);
+    sd_model_free(m);
+    sd_synth_config bt = base_config(SD_FAMILY_ZIPF, 200, 0.7);
+    bt.regime = SD_REGIME_BETA;
+    bt.contexts = 64;
+    ck_assert_int_eq(sd_model_synth(&bt, &m, NULL), SD_OK);
+    double mean = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m), var = 0;
+    for (size_t c = 0; c < 64; c++)
+        var += pow(sd_model_context(m, c)->beta - mean, 2) / 64;
+    ck_assert(fabs(mean - 0.7) < 6 * sqrt(0.7 * 0.3 / 21 / 64)); /* Beta(14, 6): sd 0.1 */
+    ck_assert(var > 0.001);
+    sd_model_free(m);
+}
+END_TEST
+
+START_TEST(huge_vocabulary)
+{
+    sd_synth_config cfg = base_config(SD_FAMILY_ZIPF, 262144, 0.8);
+    cfg.contexts = 2;
+    sd_model *m;
+    ck_assert_int_eq(sd_model_synth(&cfg, &m, NULL), SD_OK);
+    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 20000, 1, 2, 3, 1, NULL, NULL };
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    uint64_t total = 0;
+    for (size_t t = 0; t < 262144; t++)
+        total += s.pos_counts[t];
+    ck_assert_uint_eq(total, s.sequences); /* every sequence's first token was a valid token id */
+    sd_engine_stats_free(&s);
+    sd_model_free(m);
+}
+END_TEST
+
+Suite *rng_suite(void)
+{
+    Suite *s = suite_create("rng");
+    TCase *tc = tcase_create("rng");
+    tcase_add_test(tc, rng_has_53_bits_and_keyed_streams);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *verify_suite(void)
+{
+    Suite *s = suite_create("verify");
+    TCase *tc = tcase_create("verify");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, cdf_never_draws_zero_weight);
+    tcase_add_test(tc, p_zero_never_accepted_q_zero_accepted);
+    tcase_add_test(tc, p_equals_q_never_rejects);
+    tcase_add_test(tc, invalid_distributions_rejected);
+    tcase_add_test(tc, rules_by_name);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+Suite *synth_suite(void)
+{
+    Suite *s = suite_create("synth");
+    TCase *tc = tcase_create("synth");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, calibrated_drafts_hit_alpha);
+    tcase_add_test(tc, bank_is_thread_independent_and_unreachable_alpha_fails);
+    tcase_add_test(tc, noisy_and_regime_drafts);
+    tcase_add_test(tc, huge_vocabulary);
+    suite_add_tcase(s, tc);
+    return s;
+}
