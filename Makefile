@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli sanitize bench deps clean help
+.PHONY: all run check test-unit test-cli sanitize bench plots deps clean help
 
 V ?= 0
 ifeq ($(V),0)
@@ -70,6 +70,12 @@ test-cli: $(SPECDEC)
 ## sanitize: build in build/san with -fsanitize=address,undefined and run all tests
 sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli
+
+## plots: every figure as PNG and SVG into plots/ (the PNGs are the README's)
+plots: $(SPECDEC)
+	$(Q)$(SPECDEC) plot all --out plots --format svg >/dev/null
+	$(Q)$(SPECDEC) plot all --out plots --format png >/dev/null
+	@ls plots/*.png plots/*.svg
 
 ## bench: engine throughput and bank cost by vocabulary size (a Markdown table)
 bench: $(BUILD)/specdec-bench

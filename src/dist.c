@@ -42,103 +42,35 @@ void sd_dist_free(sd_dist *d)
     d->n = 0;
 }
 
-/* Strips the characters in set from both ends of s, in place. */
-static char *trim_set(char *s, const char *set)
-{
-    while (*s != '\0' && strchr(set, *s) != NULL)
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && strchr(set, s[n - 1]) != NULL)
-        s[--n] = '\0';
-    return s;
-}
-
-/* A line keeps its tabs (they separate the label); a field loses them too. */
-static char *trim_line(char *s) { return trim_set(s, " \r\n"); }
-static char *trim(char *s) { return trim_set(s, " \t\r\n"); }
-
-static sd_status grow(sd_dist *d, size_t *cap, int labelled, const char *path, sd_error *err)
-{
-    if (d->n < *cap)
-        return SD_OK;
-    if (d->n >= SD_VOCAB_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: more than %u tokens", path, SD_VOCAB_MAX);
-    size_t ncap = *cap ? 2 * *cap : 64;
-    double *np = realloc(d->p, ncap * sizeof *np);
-    if (np == NULL)
-        return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-    d->p = np;
-    if (labelled) {
-        char **nl = realloc(d->labels, ncap * sizeof *nl);
-        if (nl == NULL)
-            return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-        d->labels = nl;
-    }
-    *cap = ncap;
-    return SD_OK;
-}
-
-static sd_status parse_line(char *s, size_t lineno, sd_dist *d, size_t *cap, int *labelled,
-                            const char *path, sd_error *err)
-{
-    char where[600];
-    snprintf(where, sizeof where, "%s:%zu", path, lineno);
-    char *tab = strchr(s, '\t');
-    int has_label = tab != NULL;
-    if (*labelled < 0)
-        *labelled = has_label;
-    else if (*labelled != has_label)
-        return sd_fail(err, SD_EINVAL, "%s: %s; every line must be alike", where,
-                       has_label ? "a labelled line among unlabelled ones" : "an unlabelled line among labelled ones");
-    const char *num = s;
-    if (has_label) {
-        *tab = '\0';
-        num = trim(tab + 1);
-        if (*trim(s) == '\0')
-            return sd_fail(err, SD_EINVAL, "%s: empty label before the tab", where);
-    }
-    sd_status st = grow(d, cap, has_label, path, err);
-    if (st != SD_OK)
-        return st;
-    const sd_domain dom = { where, 0.0, 1.0, 0 };
-    double x;
-    if ((st = sd_parse_number(num, &dom, &x, err)) != SD_OK)
-        return st;
-    if (has_label) {
-        const char *label = trim(s);
-        size_t n = strlen(label) + 1;
-        if ((d->labels[d->n] = malloc(n)) == NULL)
-            return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-        memcpy(d->labels[d->n], label, n);
-    }
-    d->p[d->n++] = x;
-    return SD_OK;
-}
-
 sd_status sd_dist_load(const char *path, sd_dist *out, sd_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-    sd_dist d = { 0, NULL, NULL };
-    size_t cap = 0, lineno = 0;
-    int labelled = -1;
-    char *line = NULL;
-    size_t linecap = 0;
-    sd_status st = SD_OK;
-    errno = 0;
-    while (getline(&line, &linecap, f) >= 0) {
-        lineno++;
-        char *s = trim_line(line);
-        if (*s == '\0' || *s == '#')
-            continue;
-        if ((st = parse_line(s, lineno, &d, &cap, &labelled, path, err)) != SD_OK)
-            break;
+    sd_tsv tsv;
+    sd_status st = sd_tsv_load(path, 0, SD_VOCAB_MAX, &tsv, err);
+    if (st != SD_OK)
+        return st;
+    sd_dist d = { tsv.nrows, malloc((tsv.nrows ? tsv.nrows : 1) * sizeof(double)), NULL };
+    int labelled = tsv.nrows > 0 && tsv.row[0].nfields == 2;
+    if (d.p == NULL || (labelled && (d.labels = calloc(tsv.nrows, sizeof *d.labels)) == NULL))
+        st = sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+    for (size_t i = 0; i < tsv.nrows && st == SD_OK; i++) {
+        const sd_tsv_row *r = &tsv.row[i];
+        char where[600];
+        snprintf(where, sizeof where, "%s:%zu", path, r->line);
+        const sd_domain dom = { where, 0.0, 1.0, 0 };
+        if (r->nfields > 2)
+            st = sd_fail(err, SD_EINVAL, "%s: %zu fields; expected a probability or label<TAB>probability", where,
+                         r->nfields);
+        else if ((r->nfields == 2) != labelled)
+            st = sd_fail(err, SD_EINVAL, "%s: %s; every line must be alike", where,
+                         labelled ? "an unlabelled line among labelled ones" : "a labelled line among unlabelled ones");
+        else if (labelled && r->field[0][0] == '\0')
+            st = sd_fail(err, SD_EINVAL, "%s: empty label before the tab", where);
+        else if ((st = sd_parse_number(r->field[labelled], &dom, &d.p[i], err)) == SD_OK && labelled) {
+            d.labels[i] = r->field[0]; /* taken over from the row */
+            r->field[0] = NULL;
+        }
     }
-    if (st == SD_OK && ferror(f))
-        st = sd_fail(err, SD_EINVAL, "%s: read error: %s", path, strerror(errno));
-    free(line);
-    fclose(f);
+    sd_tsv_free(&tsv);
     if (st == SD_OK)
         st = sd_dist_check(d.p, d.n, path, err);
     if (st != SD_OK) {

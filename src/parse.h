@@ -47,4 +47,29 @@ void sd_list_free(sd_list *list);
 /* Formats dom's interval for a message, e.g. "[0, 1]" or "whole numbers in [1, 1e+09]". */
 const char *sd_domain_describe(const sd_domain *dom, char *buf, size_t size);
 
+/* ---- tab-separated files ---------------------------------------------------
+ * Lines are split at tabs; each field loses surrounding spaces (and a CR).
+ * Blank lines and lines starting with # are skipped.  With a header, the
+ * first other line names the columns and every row must have that many
+ * fields.  Each row keeps its line number for messages ("file:line: ..."). */
+typedef struct {
+    char **field;  /* nfields strings */
+    size_t nfields;
+    size_t line;   /* 1-based line number in the file */
+} sd_tsv_row;
+
+typedef struct {
+    char **column; /* ncolumns names, or NULL without a header */
+    size_t ncolumns;
+    sd_tsv_row *row;
+    size_t nrows;
+} sd_tsv;
+
+/* Reads path.  SD_EINVAL names the file (and line) when it is missing,
+ * unreadable, has a row of the wrong width, or more than max_rows rows. */
+sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out, sd_error *err);
+void sd_tsv_free(sd_tsv *t);
+/* The index of column name, or (size_t)-1. */
+size_t sd_tsv_column(const sd_tsv *t, const char *name);
+
 #endif

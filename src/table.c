@@ -15,15 +15,6 @@ struct sd_table {
     size_t nnotes;
 };
 
-static char *dup_string(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d != NULL)
-        memcpy(d, s, n);
-    return d;
-}
-
 /* Text cells point at copies the table owns; the public cell type shows them const. */
 static void free_text(const char *s)
 {
@@ -43,7 +34,7 @@ sd_table *sd_table_alloc(size_t ncols, const char *const *names)
     }
     t->ncols = ncols;
     for (size_t j = 0; j < ncols; j++) {
-        if ((t->names[j] = dup_string(names[j])) == NULL) {
+        if ((t->names[j] = strdup(names[j])) == NULL) {
             sd_table_free(t);
             return NULL;
         }
@@ -84,7 +75,7 @@ sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err)
     sd_cell *dst = t->cells + t->nrows * t->ncols;
     for (size_t j = 0; j < t->ncols; j++) {
         dst[j] = row[j];
-        if (row[j].type == SD_CELL_TEXT && (dst[j].v.s = dup_string(row[j].v.s)) == NULL) {
+        if (row[j].type == SD_CELL_TEXT && (dst[j].v.s = strdup(row[j].v.s)) == NULL) {
             for (size_t k = 0; k < j; k++)
                 if (dst[k].type == SD_CELL_TEXT)
                     free_text(dst[k].v.s);
@@ -106,7 +97,7 @@ sd_status sd_table_note(sd_table *t, sd_error *err, const char *fmt, ...)
     if (nn == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory for a table note");
     t->notes = nn;
-    if ((t->notes[t->nnotes] = dup_string(buf)) == NULL)
+    if ((t->notes[t->nnotes] = strdup(buf)) == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory for a table note");
     t->nnotes++;
     return SD_OK;

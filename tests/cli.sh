@@ -26,6 +26,10 @@ printf '0.2\n0.3\n0.5\n' > "$T/three.txt"
 printf '0.5\n0.5\n' > "$T/two.txt"
 printf '0.5\nnan\n' > "$T/nan.txt"
 printf '# nothing\n' > "$T/empty.txt"
+printf 'name\talpha\tcost\tgamma\tspeed\na\t0.5\t0.1\t3\t2\n' > "$T/scen-extra.tsv"
+printf 'name\talpha\tcost\na\t0.5\t0.1\n' > "$T/scen-nogamma.tsv"
+printf '# a comment\nname\talpha\tcost\na\t0.5\t0.1\nb\t1.5\t0.1\n' > "$T/scen-bad.tsv"
+printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
 
 pass=0
 fail=0
@@ -63,5 +67,18 @@ while IFS='|' read -r status name pattern args; do
         echo "FAIL $name: $why"
     fi
 done < "$CASES"
+# Without gnuplot the figure's data and script are still written, one line
+# says how to install gnuplot, and the exit status is 1.
+env PATH=/nonexistent "$SPECDEC" plot expected-tokens --out "$T/nognuplot" > "$T/out" 2> "$T/err"
+got=$?
+if [ "$got" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+   grep -q 'apt-get install gnuplot-nox' "$T/err" &&
+   [ -s "$T/nognuplot/expected-tokens.dat" ] && [ -s "$T/nognuplot/expected-tokens.gp" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL plot-without-gnuplot: exit $got, stderr '$(cat "$T/err")'"
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

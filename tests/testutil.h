@@ -26,6 +26,7 @@ Suite *verify_suite(void);
 Suite *synth_suite(void);
 Suite *engine_suite(void);
 Suite *validate_suite(void);
+Suite *plot_suite(void);
 
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);

@@ -43,7 +43,7 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         }
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        int is_format = len == 8 && strncmp(arg, "--format", 8) == 0;
+        int is_format = !cmd->own_format && len == 8 && strncmp(arg, "--format", 8) == 0;
         int k = is_format ? -1 : find_option(cmd, arg, len);
         if (!is_format && k < 0)
             return sd_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",

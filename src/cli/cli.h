@@ -32,6 +32,8 @@ typedef struct {
     const cli_option *options; /* ends with { NULL, NULL, NULL }; --format and --help are implied */
     int min_pos, max_pos; /* positional arguments */
     sd_status (*run)(const cli_args *a, sd_table **out, sd_error *err);
+    int own_format; /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
+    void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
 } cli_command;
 
 struct cli_args {
@@ -82,6 +84,6 @@ extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
 
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate;
+    cmd_validate, cmd_plot;
 
 #endif

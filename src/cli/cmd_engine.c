@@ -295,11 +295,11 @@ static const cli_option sample_options[] = {
 const cli_command cmd_simulate = {
     "simulate", "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q] [--gamma LIST] ...",
     "run the rejection sampler on synthetic or file models and compare with eq. (4)",
-    simulate_options, 0, 0, run_simulate,
+    simulate_options, 0, 0, run_simulate, 0, NULL,
 };
 
 const cli_command cmd_sample = {
     "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target] [--seed S]",
     "one position of speculative sampling: observed against expected output frequencies",
-    sample_options, 2, 2, run_sample,
+    sample_options, 2, 2, run_sample, 0, NULL,
 };

@@ -16,7 +16,7 @@
 
 /* The subcommands: adding a command is adding a row. */
 static const cli_command *const COMMANDS[] = {
-    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_simulate, &cmd_sample, &cmd_validate, NULL,
+    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_simulate, &cmd_sample, &cmd_validate, &cmd_plot, NULL,
 };
 
 enum { EXIT_USAGE = 2, EXIT_FAILURE_OTHER = 1 };
@@ -38,14 +38,18 @@ static void print_usage(void)
 
 static void print_command_help(const cli_command *c)
 {
-    printf("usage: specdec %s [--format FORMAT]\n\n%s\n\noptions:\n", c->synopsis, c->summary);
+    printf("usage: specdec %s%s\n\n%s\n\noptions:\n", c->synopsis, c->own_format ? "" : " [--format FORMAT]",
+           c->summary);
     for (int i = 0; c->options[i].name != NULL; i++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, "%s %s", c->options[i].name, c->options[i].metavar ? c->options[i].metavar : "");
         printf("  %-22s %s\n", lhs, c->options[i].help);
     }
-    printf("  %-22s %s (default text)\n", "--format FORMAT", sd_format_names());
+    if (!c->own_format)
+        printf("  %-22s %s (default text)\n", "--format FORMAT", sd_format_names());
     printf("  %-22s %s\n", "--help", "this text");
+    if (c->more_help != NULL)
+        c->more_help();
 }
 
 static int fail(sd_status st, const sd_error *err)
