@@ -108,6 +108,7 @@ typedef struct {
 typedef struct {
     _Alignas(64) shared_run *sh; /* each worker on lines of its own */
     sd_engine_stats stats;
+    sd_engine_stats burn; /* where burn-in iterations count, never read */
     sd_status st;
     sd_error err;
 } worker;
@@ -240,14 +241,25 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
 {
     const sd_engine_config *cfg = w->sh->cfg;
     sd_rng_reseed(r, cfg->seed, k);
-    uint64_t first = (uint64_t)k * SD_CHUNK_TOKENS;
-    uint64_t want = cfg->tokens - first < SD_CHUNK_TOKENS ? cfg->tokens - first : SD_CHUNK_TOKENS;
     recorder rec = { cfg->model, cfg->verifier, sd_model_context(cfg->model, 0), &w->stats, 0.0, cfg->positions };
     sequence seq = { { { 0 }, 0, 0 }, 0 };
-    uint64_t start = w->stats.tokens;
     sd_model_start(cfg->model, &seq.prefix);
+    if (cfg->seq_tokens == 0) {
+        /* Burn-in: the same iterations, counted nowhere, so that a chunk's
+         * statistics start from a prefix state (e.g. a Markov regime) that has
+         * forgotten the empty prompt. */
+        recorder burn = rec;
+        burn.s = &w->burn;
+        burn.positions = 0;
+        for (uint64_t t0 = w->burn.tokens; w->burn.tokens - t0 < SD_BURN_IN_TOKENS;)
+            (void)(cfg->policy == SD_POLICY_ORACLE ? iterate_oracle(cfg, &burn, &seq, r)
+                                                   : iterate_fixed(cfg, &burn, &seq, r, step));
+        seq.len = 0;
+    }
     w->stats.sequences++;
-    while (w->stats.tokens - start < want) {
+    /* a fixed number of iterations, not of tokens: a token budget would stop on
+     * a boundary-crossing (size-biased) iteration and bias tokens/iteration */
+    for (unsigned it = 0; it < SD_CHUNK_ITERATIONS; it++) {
         if (cfg->seq_tokens > 0 && seq.len >= cfg->seq_tokens) {
             sd_model_start(cfg->model, &seq.prefix);
             seq.len = 0;
@@ -259,6 +271,21 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
         w->stats.n_hist[n]++;
     }
     w->sh->chunk_beta[k] = rec.beta_sum;
+}
+
+/* Chunk 0, run alone on the calling thread: its token count sets how many
+ * chunks the run needs for about cfg->tokens tokens. */
+static void run_pilot(worker *w)
+{
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
+    sd_step step;
+    if (r == NULL)
+        w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in the engine");
+    else if ((w->st = sd_step_init(&step, w->sh->cfg->gamma, &w->err)) == SD_OK) {
+        run_chunk(w, 0, r, &step);
+        sd_step_free(&step);
+    }
+    gsl_rng_free(r);
 }
 
 static void *work(void *arg)
@@ -297,27 +324,44 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
     shared_run sh;
     sh.cfg = cfg;
-    sh.nchunks = (size_t)((cfg->tokens + SD_CHUNK_TOKENS - 1) / SD_CHUNK_TOKENS);
-    atomic_init(&sh.next_chunk, 0);
-    atomic_init(&sh.chunks_done, 0);
-    sh.chunk_beta = calloc(sh.nchunks, sizeof *sh.chunk_beta);
+    double pilot_beta = 0.0;
+    sh.nchunks = 1;
+    sh.chunk_beta = &pilot_beta;
+    atomic_init(&sh.next_chunk, 1);
+    atomic_init(&sh.chunks_done, 1);
     worker *ws = aligned_alloc(64, nt * sizeof *ws);
     if (ws != NULL)
         memset(ws, 0, nt * sizeof *ws);
     pthread_t *tid = calloc(nt, sizeof *tid);
     sd_status st = SD_OK;
-    if (sh.chunk_beta == NULL || ws == NULL || tid == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh.nchunks);
+    if (ws == NULL || tid == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory for %u engine threads", nt);
     unsigned started = 0;
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
         ws[t].sh = &sh;
         ws[t].st = stats_alloc(&ws[t].stats, max_gamma, sd_model_vocab(m), sd_model_contexts(m),
                                cfg->positions, &ws[t].err);
+        if (ws[t].st == SD_OK)
+            ws[t].st = stats_alloc(&ws[t].burn, max_gamma, sd_model_vocab(m), sd_model_contexts(m), 0, &ws[t].err);
         if (ws[t].st != SD_OK) {
             st = ws[t].st;
             if (err != NULL)
                 *err = ws[t].err;
         }
+    }
+    if (st == SD_OK) { /* the pilot chunk, then as many chunks as about cfg->tokens tokens need */
+        run_pilot(&ws[0]);
+        if ((st = ws[0].st) != SD_OK && err != NULL)
+            *err = ws[0].err;
+    }
+    if (st == SD_OK) {
+        double per_chunk = (double)ws[0].stats.tokens;
+        double want = ceil((double)cfg->tokens / per_chunk);
+        sh.nchunks = want < 1.0 ? 1 : want > 1e9 ? 1000000000u : (size_t)want;
+        if ((sh.chunk_beta = calloc(sh.nchunks, sizeof *sh.chunk_beta)) == NULL)
+            st = sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh.nchunks);
+        else
+            sh.chunk_beta[0] = pilot_beta;
     }
     for (; st == SD_OK && started < nt; started++)
         if (pthread_create(&tid[started], NULL, work, &ws[started]) != 0)
@@ -350,11 +394,14 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         out->alpha_hat = beta / (double)out->tokens;
         out->seconds = now_seconds() - t0;
     }
-    for (unsigned t = 0; ws != NULL && t < nt; t++)
+    for (unsigned t = 0; ws != NULL && t < nt; t++) {
         sd_engine_stats_free(&ws[t].stats);
+        sd_engine_stats_free(&ws[t].burn);
+    }
     free(ws);
     free(tid);
-    free(sh.chunk_beta);
+    if (sh.chunk_beta != &pilot_beta)
+        free(sh.chunk_beta);
     return st;
 }
 

@@ -1,13 +1,16 @@
 /* engine.h -- Monte Carlo: the real speculative decoding loop on a model.
  *
- * The engine runs the seed's Algorithm 1 for at least `tokens` emitted
- * tokens: gamma drafts from q autoregressively, the target's p at all
+ * The engine runs the seed's Algorithm 1 for about `tokens` emitted tokens: gamma drafts from q autoregressively, the target's p at all
  * gamma + 1 positions from one (counted) target call, then the chosen
- * verification rule.  Work is cut into chunks of SD_CHUNK_TOKENS; chunk k
- * is a fresh sequence (or several, with seq_tokens) drawn from the random
- * stream (seed, k), so one seed gives bit-identical statistics on any
- * number of threads: counts are integers, and the one real-valued sum is
- * kept per chunk and added in chunk order.
+ * verification rule.  Work is cut into chunks of SD_CHUNK_ITERATIONS
+ * iterations (a fixed count, so that tokens per iteration is unbiased);
+ * chunk 0 runs first and its token count sets the number of chunks.  Chunk
+ * k is a fresh sequence (or several, with seq_tokens) drawn from the random
+ * stream (seed, k); a chunk-long sequence first runs SD_BURN_IN_TOKENS
+ * tokens that no statistic counts, so that its state (the Markov regime)
+ * is stationary when counting starts.  One seed gives bit-identical
+ * statistics on any number of threads: counts are integers, and the one
+ * real-valued sum is kept per chunk and added in chunk order.
  *
  * Policies: fixed gamma, or the oracle, which drafts until the first
  * rejection (at most SD_ORACLE_MAX drafts, then a bonus token).
@@ -22,7 +25,8 @@
 #include "synth.h"
 #include "verify.h"
 
-#define SD_CHUNK_TOKENS 8192u
+#define SD_CHUNK_ITERATIONS 2048u
+#define SD_BURN_IN_TOKENS 256u /* generated and not counted at the start of each chunk's sequence */
 #define SD_ORACLE_MAX 4096u
 #define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
 
@@ -54,7 +58,7 @@ typedef struct {
     const sd_verifier *verifier;
     sd_policy policy;
     size_t gamma;        /* fixed policy: drafts per iteration, >= 1 */
-    uint64_t tokens;     /* emit at least this many, >= 1 */
+    uint64_t tokens;     /* emit about this many (whole chunks), >= 1 */
     uint64_t seed;
     unsigned threads;    /* >= 1 */
     size_t seq_tokens;   /* restart from the empty prefix after this many tokens; 0: once per chunk */

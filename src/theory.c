@@ -234,3 +234,127 @@ sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error
     opt->expected_tokens_opt = sd_theory_expected_tokens(alpha, best);
     return SD_OK;
 }
+
+/* ---- beyond i.i.d. acceptance ------------------------------------------------ */
+
+double sd_theory_expected_tokens_vec(const double *a, size_t gamma)
+{
+    double e = 1.0, run = 1.0;
+    for (size_t i = 0; i < gamma; i++) {
+        if (!alpha_ok(a[i]))
+            return NAN;
+        run *= a[i];
+        e += run;
+    }
+    return e;
+}
+
+sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err)
+{
+    if (!nonneg_ok(cost))
+        return sd_fail(err, SD_EINVAL, "optimal: cost %g is outside [0, inf)", cost);
+    double e = 1.0, run = 1.0, best_f = 1.0;
+    *opt = (sd_optimum){ 0.0, 1.0, 1.0, NAN, NAN };
+    for (size_t g = 1; g <= n; g++) {
+        if (!alpha_ok(a[g - 1]))
+            return sd_fail(err, SD_EINVAL, "acceptance %zu is %g; must be in [0, 1]", g, a[g - 1]);
+        run *= a[g - 1];
+        e += run;
+        double f = e / (1.0 + (double)g * cost);
+        if (f > best_f) {
+            best_f = f;
+            *opt = (sd_optimum){ (double)g, f, e, NAN, NAN };
+        }
+    }
+    return SD_OK;
+}
+
+double sd_theory_markov_mean_alpha(const sd_markov *m) { return 0.5 * (m->a_easy + m->a_hard); }
+
+double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma)
+{
+    if (!alpha_ok(m->a_easy) || !alpha_ok(m->a_hard) || !(m->stay >= 0.0 && m->stay < 1.0) || !nonneg_ok(gamma))
+        return NAN;
+    const double a[2] = { m->a_easy, m->a_hard }, s = m->stay;
+    const double T[2][2] = { { s, 1.0 - s }, { 1.0 - s, s } };
+    double e[2], q[2][2]; /* E(N | start r0), next-start law given r0 */
+    for (int r0 = 0; r0 < 2; r0++) {
+        double w[2] = { r0 == 0, r0 == 1 };
+        e[r0] = 0.0;
+        q[r0][0] = q[r0][1] = 0.0;
+        for (double k = 0; k <= gamma; k += 1.0) {
+            e[r0] += w[0] + w[1]; /* P(N > k) */
+            if (k >= gamma) {     /* all accepted: the bonus token steps the chain */
+                for (int r = 0; r < 2; r++)
+                    q[r0][0] += w[r] * T[r][0], q[r0][1] += w[r] * T[r][1];
+                break;
+            }
+            double nw[2] = { 0.0, 0.0 };
+            for (int r = 0; r < 2; r++) {
+                /* rejected here: the resampled token steps the chain into the next start */
+                q[r0][0] += w[r] * (1.0 - a[r]) * T[r][0];
+                q[r0][1] += w[r] * (1.0 - a[r]) * T[r][1];
+                nw[0] += w[r] * a[r] * T[r][0];
+                nw[1] += w[r] * a[r] * T[r][1];
+            }
+            w[0] = nw[0], w[1] = nw[1];
+        }
+    }
+    double flow = q[0][1] + q[1][0]; /* stationary law of the 2-state start chain */
+    double v0 = flow > 0.0 ? q[1][0] / flow : 0.5;
+    return v0 * e[0] + (1.0 - v0) * e[1];
+}
+
+/* ---- engine metrics ----------------------------------------------------------- */
+
+typedef struct {
+    double gamma, target;
+} length_eq;
+
+static double length_gap(double alpha, void *p)
+{
+    const length_eq *q = p;
+    return sd_theory_expected_tokens(alpha, q->gamma) - q->target;
+}
+
+sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err)
+{
+    if (!(gamma >= 1.0 && gamma < INFINITY))
+        return sd_fail(err, SD_EINVAL, "--gamma: %g is outside [1, inf)", gamma);
+    if (!(mean_length >= 1.0 && mean_length <= gamma + 1.0))
+        return sd_fail(err, SD_EINVAL, "--mean-acceptance-length: %.10g is outside [1, %.10g] = [1, gamma + 1]; "
+                       "no alpha in [0, 1] gives it", mean_length, gamma + 1.0);
+    if (mean_length <= 1.0 || mean_length >= gamma + 1.0) {
+        *alpha = mean_length <= 1.0 ? 0.0 : 1.0;
+        return SD_OK;
+    }
+    length_eq eq = { gamma, mean_length };
+    gsl_function f = { length_gap, &eq };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    int status = gsl_root_fsolver_set(s, &f, 0.0, 1.0);
+    for (int i = 0; status == GSL_SUCCESS && i < 200; i++) {
+        if ((status = gsl_root_fsolver_iterate(s)) != GSL_SUCCESS)
+            break;
+        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0.0,
+                                        2.0 * DBL_EPSILON);
+        if (status == GSL_CONTINUE)
+            status = i + 1 < 200 ? GSL_SUCCESS : GSL_EMAXITER;
+        else
+            break;
+    }
+    *alpha = gsl_root_fsolver_root(s);
+    gsl_root_fsolver_free(s);
+    if (status != GSL_SUCCESS)
+        return sd_fail(err, SD_EFAIL, "metrics: root finder failed: %s", gsl_strerror(status));
+    return SD_OK;
+}
+
+sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err)
+{
+    if (!(rate >= 0.0 && rate <= 1.0))
+        return sd_fail(err, SD_EINVAL, "--acceptance-rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
+    sd_status st = sd_theory_alpha_from_length(1.0 + rate * gamma, gamma, alpha, err);
+    return st;
+}

@@ -16,6 +16,8 @@
 #ifndef SPECDEC_THEORY_H
 #define SPECDEC_THEORY_H
 
+#include <stddef.h>
+
 #include "status.h"
 
 /* E(N) = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{j=0..gamma} alpha^j, eq. (4).
@@ -72,5 +74,42 @@ typedef struct {
  * gamma*.  Returns SD_EINVAL outside the domain, SD_EFAIL if a GSL routine
  * fails. */
 sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err);
+
+/* ---- beyond i.i.d. acceptance ------------------------------------------------ */
+
+/* E(N) for any pattern of dependence: 1 + sum_{k=1..gamma} prod_{i<=k} a_i,
+ * where a_i in [0, 1] is the acceptance of draft i given drafts 1..i-1
+ * were accepted (the derivation of eq. 4 without the i.i.d. step).  With
+ * every a_i = alpha it is eq. (4). */
+double sd_theory_expected_tokens_vec(const double *a, size_t gamma);
+
+/* The best gamma in 0..n for the vector a[0..n-1] at cost c: the largest
+ * E(N)/(1 + gamma c), by a scan (O(n)); 0 when no gamma gives f > 1.
+ * gamma_continuous and ceiling are not defined for vectors (NaN). */
+sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err);
+
+/* The engine's two-state Markov acceptance (synth.h): each position is
+ * easy (acceptance a_easy) or hard (a_hard) and keeps its state into the
+ * next position with probability stay, every emitted token being one step.
+ * E(N) by transfer matrices: with w_k[r] = P(drafts 1..k accepted, state r
+ * at position k+1), w_{k+1} = w_k diag(a) T, P(N > k) = |w_k|; the state at
+ * an iteration's start follows the chain Q[r0][.] = P(next start | r0),
+ * whose stationary law weighs E(N | r0).  That is the long-run tokens per
+ * iteration the engine measures.  Domain: a in [0, 1], stay in [0, 1). */
+typedef struct {
+    double a_easy, a_hard, stay;
+} sd_markov;
+
+double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma);
+/* The stationary mean acceptance per position, (a_easy + a_hard) / 2. */
+double sd_theory_markov_mean_alpha(const sd_markov *m);
+
+/* ---- engine metrics ----------------------------------------------------------- */
+
+/* The alpha in [0, 1] whose E(N) (eq. 4) at gamma is mean_length, by GSL's
+ * Brent solver; SD_EINVAL when mean_length is outside [1, gamma + 1]. */
+sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err);
+/* The alpha whose acceptance rate (E(N) - 1) / gamma is rate, rate in [0, 1]. */
+sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err);
 
 #endif

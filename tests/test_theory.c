@@ -2,6 +2,7 @@
  * a 113-bit brute-force reference, brute-force optima and a GSL minimiser. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
@@ -360,6 +361,89 @@ START_TEST(continuous_optimum_is_stationary)
 }
 END_TEST
 
+/* ---- beyond i.i.d. acceptance ---------------------------------------------------- */
+
+START_TEST(acceptance_vectors)
+{
+    double a[40];
+    for (int i = 0; i < 40; i++)
+        a[i] = 0.8;
+    for (size_t g = 1; g <= 40; g++)
+        ck_assert_rel(sd_theory_expected_tokens_vec(a, g), sd_theory_expected_tokens(0.8, (double)g), 1e-14);
+    const double v[] = { 0.9, 0.5, 0.25 }; /* 1 + 0.9 + 0.45 + 0.1125 */
+    ck_assert_rel(sd_theory_expected_tokens_vec(v, 3), 2.4625, 1e-15);
+    ck_assert_double_eq(sd_theory_expected_tokens_vec(v, 0), 1.0);
+    sd_optimum o;
+    ck_assert_int_eq(sd_theory_optimal_vec(a, 40, 0.02, &o, NULL), SD_OK);
+    ck_assert_double_eq(o.gamma_opt, 11.0); /* a constant vector agrees with the Lambert-W optimum */
+    sd_optimum lw;
+    ck_assert_int_eq(sd_theory_optimal(0.8, 0.02, &lw, NULL), SD_OK);
+    ck_assert_rel(o.improvement_opt, lw.improvement_opt, 1e-14);
+    const double low[] = { 0.01, 0.9 };
+    ck_assert_int_eq(sd_theory_optimal_vec(low, 2, 0.05, &o, NULL), SD_OK);
+    ck_assert_double_eq(o.gamma_opt, 0.0); /* no gamma pays: f(1) = 1.01/1.05, f(2) = 1.019/1.1 */
+    const double bad[] = { 0.5, 1.5 };
+    ck_assert_int_eq(sd_theory_optimal_vec(bad, 2, 0.05, &o, NULL), SD_EINVAL);
+}
+END_TEST
+
+/* The Markov closed form against the idealised chain simulated directly
+ * (not the engine): stay decided per emitted token, acceptance per regime. */
+START_TEST(markov_transfer_matrix)
+{
+    const sd_markov iid = { 0.9, 0.3, 0.5 }; /* stay 1/2: each position's regime is a fresh coin */
+    for (double g = 1; g <= 12; g++)
+        ck_assert_rel(sd_theory_markov_expected_tokens(&iid, g), sd_theory_expected_tokens(0.6, g), 1e-13);
+    const sd_markov same = { 0.7, 0.7, 0.95 };
+    ck_assert_rel(sd_theory_markov_expected_tokens(&same, 6), sd_theory_expected_tokens(0.7, 6), 1e-13);
+
+    const sd_markov m = { 0.95, 0.3, 0.9 };
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 99);
+    enum { ITER = 2000000, G = 5 };
+    int regime = 0;
+    double sum = 0, sumsq = 0;
+    for (int k = 0; k < 1000 + ITER; k++) {
+        int n = 0;
+        for (;;) { /* drafts until a rejection or G acceptances; each emitted token steps the chain */
+            int accept = n < G && gsl_rng_uniform(r) < (regime ? m.a_hard : m.a_easy);
+            if (gsl_rng_uniform(r) >= m.stay)
+                regime ^= 1;
+            n++;
+            if (!accept)
+                break;
+        }
+        if (k >= 1000)
+            sum += n, sumsq += (double)n * n;
+    }
+    gsl_rng_free(r);
+    double mean = sum / ITER, se = sqrt((sumsq / ITER - mean * mean) / ITER);
+    double exact = sd_theory_markov_expected_tokens(&m, G);
+    ck_assert_msg(fabs(mean - exact) < 6 * se, "simulated %.6f, transfer matrix %.6f (se %.2g)", mean, exact, se);
+    ck_assert_msg(fabs(mean - sd_theory_expected_tokens(0.625, G)) > 12 * se, "the i.i.d. formula is not caught");
+    ck_assert(isnan(sd_theory_markov_expected_tokens(&(sd_markov){ 0.9, 0.3, 1.0 }, 5)));
+}
+END_TEST
+
+START_TEST(metrics_round_trip)
+{
+    for (double a = 0.0; a <= 1.0; a += 0.03125)
+        for (double g = 1; g <= 30; g += 7) {
+            double back, e = sd_theory_expected_tokens(a, g);
+            ck_assert_int_eq(sd_theory_alpha_from_length(e, g, &back, NULL), SD_OK);
+            ck_assert_double_eq_tol(back, a, 1e-12);
+            ck_assert_int_eq(sd_theory_alpha_from_rate((e - 1) / g, g, &back, NULL), SD_OK);
+            ck_assert_double_eq_tol(back, a, 1e-12);
+        }
+    double x;
+    sd_error err;
+    ck_assert_int_eq(sd_theory_alpha_from_length(7.0, 5, &x, &err), SD_EINVAL); /* above gamma + 1 */
+    ck_assert_ptr_nonnull(strstr(err.msg, "[1, 6]"));
+    ck_assert_int_eq(sd_theory_alpha_from_length(0.5, 5, &x, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_theory_alpha_from_rate(1.2, 5, &x, &err), SD_EINVAL);
+}
+END_TEST
+
 Suite *theory_suite(void)
 {
     Suite *s = suite_create("theory");
@@ -383,5 +467,11 @@ Suite *theory_suite(void)
     tcase_add_test(opt, continuous_optimum_matches_minimiser);
     tcase_add_test(opt, continuous_optimum_is_stationary);
     suite_add_tcase(s, opt);
+    TCase *dep = tcase_create("dependence and metrics");
+    tcase_set_timeout(dep, 120);
+    tcase_add_test(dep, acceptance_vectors);
+    tcase_add_test(dep, markov_transfer_matrix);
+    tcase_add_test(dep, metrics_round_trip);
+    suite_add_tcase(s, dep);
     return s;
 }

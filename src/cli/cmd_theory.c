@@ -37,10 +37,12 @@ enum { NPASS = 3, MAX_COLS = 24 };
 typedef struct {
     double alpha, cost, mu, gamma;
     const sd_tsv_row *row; /* its scenario line, in --from mode */
+    const double *acc;     /* per-position acceptance a_1..a_gamma, in --acceptance mode */
 } point;
 
 typedef struct {
     sd_list l[4]; /* alpha, cost, mu, gamma */
+    sd_list acc;  /* --acceptance */
     sd_tsv tsv;
     size_t name_col, pass_col[NPASS];
     point *pts;
@@ -51,8 +53,49 @@ static void inputs_free(inputs *in)
 {
     for (int j = 0; j < 4; j++)
         sd_list_free(&in->l[j]);
+    sd_list_free(&in->acc);
     sd_tsv_free(&in->tsv);
     free(in->pts);
+}
+
+/* E(N) at a point: eq. (4), or the product form for an acceptance vector. */
+static double point_tokens(const point *p)
+{
+    return p->acc ? sd_theory_expected_tokens_vec(p->acc, (size_t)p->gamma)
+                  : sd_theory_expected_tokens(p->alpha, p->gamma);
+}
+
+static const sd_domain ACCEPTANCE = { "--acceptance", 0.0, 1.0, 0 };
+
+/* --acceptance a1,...,aG with --cost: one point per gamma = 1..G (or one, for
+ * optimal); alpha is the i.i.d. acceptance with the same E(N) (eq. 4 inverted). */
+static sd_status load_vector(const cli_args *a, int uses_gamma, inputs *in, sd_error *err)
+{
+    static const char *const excluded[] = { "--alpha", "--gamma", "--from", NULL };
+    for (int i = 0; excluded[i] != NULL; i++)
+        if (cli_given(a, excluded[i]))
+            return sd_fail(err, SD_EINVAL, "%s: --acceptance gives the draft positions; it excludes %s",
+                           excluded[i], excluded[i]);
+    sd_status st;
+    if ((st = cli_list(a, &ACCEPTANCE, NULL, &in->acc, err)) != SD_OK ||
+        (st = cli_list(a, &CLI_COST, NULL, &in->l[1], err)) != SD_OK ||
+        (st = cli_list(a, &CLI_MU, "0", &in->l[2], err)) != SD_OK)
+        return st;
+    if (in->acc.n > 1000000)
+        return sd_fail(err, SD_EINVAL, "--acceptance: at most 1000000 positions");
+    size_t per = uses_gamma ? in->acc.n : 1, n = per * in->l[1].n * in->l[2].n;
+    if ((in->pts = malloc(n * sizeof *in->pts)) == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        size_t g = uses_gamma ? i % per + 1 : in->acc.n;
+        point *p = &in->pts[i];
+        *p = (point){ 0, in->l[1].v[i / per / in->l[2].n], in->l[2].v[(i / per) % in->l[2].n], (double)g, NULL,
+                      in->acc.v };
+        if ((st = sd_theory_alpha_from_length(point_tokens(p), (double)g, &p->alpha, err)) != SD_OK)
+            return st;
+    }
+    in->n = n;
+    return SD_OK;
 }
 
 /* One number of a scenario row, checked like the option of the same name. */
@@ -80,6 +123,8 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
     in->name_col = (size_t)-1;
     const char *path = cli_value(a, "--from");
     sd_status st;
+    if (cli_given(a, "--acceptance"))
+        return load_vector(a, uses_gamma, in, err);
     if (path == NULL) {
         size_t rows;
         if ((st = cli_list(a, &CLI_ALPHA, NULL, &in->l[0], err)) != SD_OK ||
@@ -93,7 +138,7 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
         for (size_t i = 0; i < rows; i++) {
             double x[4];
             cli_grid_point(in->l, 4, i, x);
-            in->pts[i] = (point){ x[0], x[1], x[2], x[3], NULL };
+            in->pts[i] = (point){ x[0], x[1], x[2], x[3], NULL, NULL };
         }
         in->n = rows;
         return SD_OK;
@@ -132,7 +177,7 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
     for (size_t i = 0; i < in->tsv.nrows; i++) {
         const sd_tsv_row *r = &in->tsv.row[i];
         point *p = &in->pts[i];
-        p->row = r;
+        *p = (point){ 0, 0, 0, 0, r, NULL };
         if ((st = scenario_number(in, path, r, &CLI_ALPHA, "alpha", 0, &p->alpha, err)) != SD_OK ||
             (st = scenario_number(in, path, r, &CLI_COST, "cost", 0, &p->cost, err)) != SD_OK ||
             (st = scenario_number(in, path, r, &CLI_MU, "mu", 0, &p->mu, err)) != SD_OK ||
@@ -193,10 +238,10 @@ static sd_status run_speedup(const cli_args *a, sd_table **out, sd_error *err)
         const point *p = &in.pts[i];
         const sd_cell cells[NCORE] = {
             sd_real(p->alpha), sd_real(p->cost), sd_real(p->mu), sd_int((long long)p->gamma),
-            sd_real(sd_theory_expected_tokens(p->alpha, p->gamma)),
+            sd_real(point_tokens(p)),
             sd_real(sd_theory_cost_factor(p->gamma, p->cost)),
-            sd_real(sd_theory_improvement(p->alpha, p->gamma, p->cost)),
-            sd_real(sd_theory_flop_factor(p->alpha, p->gamma, p->mu)),
+            sd_real(point_tokens(p) / sd_theory_cost_factor(p->gamma, p->cost)),
+            sd_real((p->gamma * p->mu + p->gamma + 1.0) / point_tokens(p)), /* eq. (11) */
         };
         st = add_point_row(t, &in, p, cells, NCORE, err);
     }
@@ -240,12 +285,22 @@ static sd_status run_optimal(const cli_args *a, sd_table **out, sd_error *err)
     for (size_t i = 0; i < in.n && st == SD_OK; i++) {
         const point *p = &in.pts[i];
         sd_optimum o;
-        if ((st = sd_theory_optimal(p->alpha, p->cost, &o, err)) != SD_OK)
+        double alpha = p->alpha;
+        if (p->acc != NULL) { /* a vector: scan it; the best gamma's effective alpha; the ceiling at gamma = G */
+            if ((st = sd_theory_optimal_vec(p->acc, (size_t)p->gamma, p->cost, &o, err)) != SD_OK ||
+                (o.gamma_opt >= 1 &&
+                 (st = sd_theory_alpha_from_length(o.expected_tokens_opt, o.gamma_opt, &alpha, err)) != SD_OK))
+                break;
+            o.gamma_continuous = o.gamma_opt;
+            o.ceiling = point_tokens(p);
+        } else if ((st = sd_theory_optimal(p->alpha, p->cost, &o, err)) != SD_OK) {
             break;
-        const sd_cell cells[NCORE] = { sd_real(p->alpha), sd_real(p->cost), sd_real(o.gamma_opt),
+        }
+        const sd_cell cells[NCORE] = { sd_real(alpha), sd_real(p->cost), sd_real(o.gamma_opt),
                                        sd_real(o.improvement_opt), sd_real(o.expected_tokens_opt),
                                        sd_real(o.gamma_continuous), sd_real(o.ceiling) };
-        if ((st = add_point_row(t, &in, p, cells, NCORE, err)) == SD_OK && in.n <= MAX_NOTES && p->row == NULL)
+        if ((st = add_point_row(t, &in, p, cells, NCORE, err)) == SD_OK && in.n <= MAX_NOTES && p->row == NULL &&
+            p->acc == NULL)
             st = note_optimum(t, p->alpha, p->cost, &o, err);
     }
 done:
@@ -294,6 +349,7 @@ static const cli_option speedup_options[] = {
     { "--gamma", "LIST", "draft lengths, whole numbers in [1, 1e9] (default 1:25)" },
     { "--mu", "LIST", "draft/target FLOP ratio, in [0, inf) (eq. 11; default 0)" },
     { "--from", "FILE", "scenarios: TSV with name, alpha, cost, gamma [, mu, temperature, source, reported]" },
+    { "--acceptance", "A1,...,AG", "per-position acceptance: rows for gamma = 1..G, E(N) = 1 + sum prod a_i" },
     { NULL, NULL, NULL },
 };
 
@@ -301,6 +357,7 @@ static const cli_option optimal_options[] = {
     { "--alpha", "LIST", "expected acceptance rate, in [0, 1]" },
     { "--cost", "LIST", "draft/target time ratio c, in [0, inf)" },
     { "--from", "FILE", "scenarios: TSV with name, alpha, cost [, gamma, mu, temperature, source, reported]" },
+    { "--acceptance", "A1,...,AG", "per-position acceptance: the best gamma in 0..G for that vector" },
     { NULL, NULL, NULL },
 };
 
