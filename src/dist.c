@@ -167,3 +167,35 @@ size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r)
         x = nextafter(cdf->c[cdf->n], 0.0);
     return gsl_interp_bsearch(cdf->c, x, 0, cdf->n);
 }
+
+size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r)
+{
+    cum[0] = 0.0;
+    for (size_t i = 0; i < n; i++)
+        cum[i + 1] = cum[i] + w[i];
+    if (!(cum[n] > 0.0))
+        return n;
+    double x = gsl_rng_uniform_pos(r) * cum[n];
+    if (!(x < cum[n]))
+        x = nextafter(cum[n], 0.0);
+    return gsl_interp_bsearch(cum, x, 0, n);
+}
+
+double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work)
+{
+    double reject_all = 1.0;
+    memcpy(work, p, n * sizeof *work); /* r_1 = p */
+    for (size_t i = 0; i < k; i++) {
+        double beta = 0.0, rest = 0.0;
+        for (size_t x = 0; x < n; x++)
+            beta += work[x] < q[x] ? work[x] : q[x];
+        reject_all *= 1.0 - beta;
+        if (!(reject_all > 0.0))
+            break;
+        for (size_t x = 0; x < n; x++) /* r_{i+1} = norm(max(r_i - q, 0)) */
+            rest += (work[x] = work[x] > q[x] ? work[x] - q[x] : 0.0);
+        for (size_t x = 0; x < n && rest > 0.0; x++)
+            work[x] /= rest;
+    }
+    return 1.0 - reject_all;
+}

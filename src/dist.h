@@ -64,6 +64,19 @@ void sd_cdf_free(sd_cdf *cdf);
 /* An index drawn with probability w[i] / sum(w). */
 size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r);
 
+/* An index drawn with probability w[i] / sum(w), building the cumulative
+ * sums in cum[0..n] (caller's buffer, n + 1 doubles): for distributions made
+ * on the fly (block and multi-draft residuals).  Returns n when the weights
+ * sum to 0. */
+size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
+
+/* Recursive rejection over k drafts from q (SpecInfer): r_1 = p, draft i is
+ * accepted with probability min(1, r_i(x)/q(x)), r_{i+1} = norm(max(r_i - q,
+ * 0)).  The probability that one of k drafts is accepted,
+ * 1 - prod_{i=1..k} (1 - beta_i), beta_i = sum min(r_i, q); for k = 1 it is
+ * beta (eq. 1).  work holds n doubles. */
+double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work);
+
 /* The adjusted distribution's weights max(0, p - q) into out (unnormalised,
  * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
  * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */

@@ -16,8 +16,11 @@
 #include <time.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "rng.h"
+#include "theory.h"
 
 static double now_seconds(void)
 {
@@ -103,6 +106,7 @@ typedef struct {
     atomic_size_t next_chunk;
     atomic_size_t chunks_done;
     double *chunk_beta; /* [nchunks] */
+    const double *acc_k; /* per-context acceptance with k > 1 drafts */
 } shared_run;
 
 typedef struct {
@@ -116,12 +120,14 @@ typedef struct {
 /* The state of the sequence being generated. */
 typedef struct {
     sd_prefix prefix;
-    uint64_t len; /* tokens emitted in this sequence */
+    uint64_t len;     /* tokens emitted in this sequence */
+    size_t gamma_now; /* heuristic policy: the draft length of the next iteration */
 } sequence;
 
 typedef struct {
     const sd_model *m;
     const sd_verifier *v;
+    const double *acc_k;    /* per-context acceptance with k drafts, or NULL for v->acceptance */
     const sd_context *base; /* context 0, to index contexts */
     sd_engine_stats *s;
     double beta_sum;
@@ -136,22 +142,25 @@ static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
     rec->s->tokens++;
     rec->s->ctx_tokens[ci]++;
     rec->s->out_counts[ci * rec->s->vocab + x]++;
-    rec->beta_sum += rec->v->acceptance(c);
+    rec->beta_sum += rec->acc_k ? rec->acc_k[ci] : rec->v->acceptance(c);
     if (seq->len < rec->positions)
         rec->s->pos_counts[seq->len * rec->s->vocab + token]++;
     seq->len++;
     sd_model_advance(rec->m, &seq->prefix, token);
 }
 
-sd_status sd_step_init(sd_step *w, size_t gamma, sd_error *err)
+sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err)
 {
     w->gamma = gamma;
     w->ctx = malloc((gamma + 1) * sizeof *w->ctx);
     w->draft = malloc((gamma + 1) * sizeof *w->draft);
     w->states = malloc((gamma + 1) * sizeof *w->states);
+    w->work = malloc(SD_BLOCK_WORK(gamma, vocab) * sizeof *w->work);
+    w->threshold = 0.0;
+    w->drafted = 0;
     w->n = 0;
     w->last = 0;
-    if (w->ctx == NULL || w->draft == NULL || w->states == NULL) {
+    if (w->ctx == NULL || w->draft == NULL || w->states == NULL || w->work == NULL) {
         sd_step_free(w);
         return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-draft step", gamma);
     }
@@ -163,6 +172,8 @@ void sd_step_free(sd_step *w)
     free(w->ctx);
     free(w->draft);
     free(w->states);
+    free(w->work);
+    w->work = NULL;
     w->ctx = NULL;
     w->draft = NULL;
     w->states = NULL;
@@ -174,21 +185,27 @@ size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd
     w->states[0] = *prefix;
     w->ctx[0] = sd_model_lookup(m, &w->states[0]);
     for (size_t i = 0; i < g; i++) { /* drafting: gamma calls of M_q */
+        if (w->threshold > 0.0 && w->ctx[i]->q[w->ctx[i]->argmax_q] < w->threshold) {
+            g = i; /* the draft is unsure here: stop drafting */
+            break;
+        }
         w->draft[i] = sd_verify_draft(v, w->ctx[i], r);
         w->states[i + 1] = w->states[i];
         sd_model_advance(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
         w->ctx[i + 1] = sd_model_lookup(m, &w->states[i + 1]);
     }
     /* one call of M_p at gamma + 1 positions: ctx[0..gamma] hold p_1..p_{gamma+1} */
-    sd_block b = { g, w->ctx, w->draft };
+    w->drafted = g;
+    sd_block b = { g, w->ctx, w->draft, w->work };
     w->n = sd_verify_block(v, &b, r, &w->last);
     return w->n + 1;
 }
 
-/* One iteration with fixed gamma, recorded; returns N. */
-static size_t iterate_fixed(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *w)
+/* One iteration of a chain of w->gamma drafts (fewer under w->threshold),
+ * recorded; returns N. */
+static size_t iterate_chain(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *w)
 {
-    size_t g = cfg->gamma, n = sd_step_run(cfg->model, cfg->verifier, w, &seq->prefix, r) - 1;
+    size_t n = sd_step_run(cfg->model, cfg->verifier, w, &seq->prefix, r) - 1, g = w->drafted;
     sd_engine_stats *s = rec->s;
     s->draft_calls += g;
     s->target_calls++;
@@ -203,6 +220,36 @@ static size_t iterate_fixed(const sd_engine_config *cfg, recorder *rec, sequence
         emit(rec, seq, w->ctx[i], w->draft[i]);
     emit(rec, seq, w->ctx[n], w->last);
     return n + 1;
+}
+
+/* One iteration with k drafts per position (recursive rejection), gamma
+ * positions; work holds 2 V + 1 doubles.  Returns N. */
+static size_t iterate_multi(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, double *work)
+{
+    const sd_model *m = cfg->model;
+    sd_engine_stats *s = rec->s;
+    size_t g = cfg->gamma, k = cfg->drafts;
+    double nodes = 0.0, level = 1.0;
+    for (size_t d = 0; d < g; d++)
+        nodes += (level *= (double)k);
+    s->draft_calls += g;
+    s->target_calls++;
+    s->target_positions += 1 + (uint64_t)nodes;
+    for (size_t d = 0; d < g; d++) {
+        const sd_context *c = sd_model_lookup(m, &seq->prefix);
+        s->reached[d]++;
+        s->verified++;
+        int accepted;
+        uint32_t x = sd_verify_multi(c, k, r, work, &accepted);
+        emit(rec, seq, c, x);
+        if (!accepted)
+            return d + 1;
+        s->accepted++;
+        s->accepted_at[d]++;
+    }
+    const sd_context *c = sd_model_lookup(m, &seq->prefix);
+    emit(rec, seq, c, (uint32_t)sd_cdf_sample(&c->p_cdf, r));
+    return g + 1;
 }
 
 /* One oracle iteration: draft and verify one position at a time until the
@@ -237,12 +284,35 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
     return n + 1;
 }
 
+/* The longest chain a policy drafts. */
+static size_t chain_max(const sd_engine_config *cfg)
+{
+    return cfg->policy == SD_POLICY_HEURISTIC && cfg->gamma_max > cfg->gamma ? cfg->gamma_max : cfg->gamma;
+}
+
+/* One iteration under the configured policy. */
+static size_t iterate(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *step)
+{
+    if (cfg->policy == SD_POLICY_ORACLE)
+        return iterate_oracle(cfg, rec, seq, r);
+    if (cfg->drafts > 1)
+        return iterate_multi(cfg, rec, seq, r, step->work);
+    step->threshold = cfg->policy == SD_POLICY_THRESHOLD ? cfg->threshold : 0.0;
+    step->gamma = cfg->policy == SD_POLICY_HEURISTIC ? seq->gamma_now : cfg->gamma;
+    size_t n = iterate_chain(cfg, rec, seq, r, step);
+    if (cfg->policy == SD_POLICY_HEURISTIC) /* +2 after a fully accepted iteration, else -1 */
+        seq->gamma_now = n == step->gamma + 1 ? (seq->gamma_now + 2 < cfg->gamma_max ? seq->gamma_now + 2 : cfg->gamma_max)
+                                               : (seq->gamma_now > 1 ? seq->gamma_now - 1 : 1);
+    return n;
+}
+
 static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
 {
     const sd_engine_config *cfg = w->sh->cfg;
     sd_rng_reseed(r, cfg->seed, k);
-    recorder rec = { cfg->model, cfg->verifier, sd_model_context(cfg->model, 0), &w->stats, 0.0, cfg->positions };
-    sequence seq = { { { 0 }, 0, 0 }, 0 };
+    recorder rec = { cfg->model, cfg->verifier, w->sh->acc_k, sd_model_context(cfg->model, 0), &w->stats, 0.0,
+                     cfg->positions };
+    sequence seq = { { { 0 }, 0, 0 }, 0, cfg->gamma };
     sd_model_start(cfg->model, &seq.prefix);
     if (cfg->seq_tokens == 0) {
         /* Burn-in: the same iterations, counted nowhere, so that a chunk's
@@ -252,8 +322,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
         burn.s = &w->burn;
         burn.positions = 0;
         for (uint64_t t0 = w->burn.tokens; w->burn.tokens - t0 < SD_BURN_IN_TOKENS;)
-            (void)(cfg->policy == SD_POLICY_ORACLE ? iterate_oracle(cfg, &burn, &seq, r)
-                                                   : iterate_fixed(cfg, &burn, &seq, r, step));
+            (void)iterate(cfg, &burn, &seq, r, step);
         seq.len = 0;
     }
     w->stats.sequences++;
@@ -263,10 +332,10 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
         if (cfg->seq_tokens > 0 && seq.len >= cfg->seq_tokens) {
             sd_model_start(cfg->model, &seq.prefix);
             seq.len = 0;
+            seq.gamma_now = cfg->gamma;
             w->stats.sequences++;
         }
-        size_t n = cfg->policy == SD_POLICY_ORACLE ? iterate_oracle(cfg, &rec, &seq, r)
-                                                   : iterate_fixed(cfg, &rec, &seq, r, step);
+        size_t n = iterate(cfg, &rec, &seq, r, step);
         w->stats.iterations++;
         w->stats.n_hist[n]++;
     }
@@ -281,7 +350,7 @@ static void run_pilot(worker *w)
     sd_step step;
     if (r == NULL)
         w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in the engine");
-    else if ((w->st = sd_step_init(&step, w->sh->cfg->gamma, &w->err)) == SD_OK) {
+    else if ((w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err)) == SD_OK) {
         run_chunk(w, 0, r, &step);
         sd_step_free(&step);
     }
@@ -296,7 +365,7 @@ static void *work(void *arg)
     if (r == NULL)
         w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
     else
-        w->st = sd_step_init(&step, w->sh->cfg->gamma, &w->err);
+        w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err);
     for (;;) {
         size_t k = atomic_fetch_add(&w->sh->next_chunk, 1);
         if (w->st != SD_OK || k >= w->sh->nchunks)
@@ -320,10 +389,32 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         return sd_fail(err, SD_EINVAL, "--tokens: need at least 1 token");
     if (cfg->positions > SD_POSITIONS_MAX)
         return sd_fail(err, SD_EINVAL, "engine: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
-    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : cfg->gamma;
+    if (cfg->policy == SD_POLICY_HEURISTIC && !(cfg->gamma_max >= cfg->gamma && cfg->gamma_max <= SD_ORACLE_MAX))
+        return sd_fail(err, SD_EINVAL, "--gamma-max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
+    if (cfg->policy == SD_POLICY_THRESHOLD && !(cfg->threshold >= 0.0 && cfg->threshold <= 1.0))
+        return sd_fail(err, SD_EINVAL, "--threshold: %g is outside [0, 1]", cfg->threshold);
+    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
     shared_run sh;
     sh.cfg = cfg;
+    if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || cfg->verifier->greedy || cfg->verifier->block != NULL ||
+                            strcmp(cfg->verifier->name, "adjusted") != 0))
+        return sd_fail(err, SD_EINVAL, "--drafts: several drafts per position work with --verify adjusted and a fixed gamma");
+    if (cfg->drafts > 64)
+        return sd_fail(err, SD_EINVAL, "--drafts: %zu is outside [1, 64]", cfg->drafts);
+    double *acc_k = NULL;
+    if (cfg->drafts > 1) { /* each context's acceptance with k drafts, for alpha_hat */
+        size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m);
+        double *tmp = malloc(nv * sizeof *tmp);
+        if ((acc_k = malloc(nc * sizeof *acc_k)) == NULL || tmp == NULL) {
+            free(acc_k), free(tmp);
+            return sd_fail(err, SD_ENOMEM, "out of memory");
+        }
+        for (size_t c = 0; c < nc; c++)
+            acc_k[c] = sd_dist_multi_acceptance(sd_model_context(m, c)->p, sd_model_context(m, c)->q, nv, cfg->drafts, tmp);
+        free(tmp);
+    }
+    sh.acc_k = acc_k;
     double pilot_beta = 0.0;
     sh.nchunks = 1;
     sh.chunk_beta = &pilot_beta;
@@ -402,6 +493,7 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     free(tid);
     if (sh.chunk_beta != &pilot_beta)
         free(sh.chunk_beta);
+    free(acc_k);
     return st;
 }
 
@@ -486,5 +578,104 @@ sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd
     out->dof = dof;
     out->pvalue = isinf(stat) ? 0.0 : dof > 0 ? gsl_cdf_chisq_Q(stat, dof) : 1.0;
     free(prob), free(emp), free(exp_);
+    return SD_OK;
+}
+
+/* ---- policies side by side ------------------------------------------------------ */
+
+static sd_status policy_row(sd_table *t, const char *name, double param, const sd_engine_stats *s, double cost,
+                            sd_error *err)
+{
+    double calls = (double)s->target_calls + cost * (double)s->draft_calls;
+    const sd_cell row[] = { sd_text(name), sd_real(param), sd_real(sd_engine_mean_n(s)), sd_real(sd_engine_mean_n_se(s)),
+                            sd_real((double)s->draft_calls / (double)s->iterations), sd_real((double)s->tokens / calls) };
+    return sd_table_add(t, row, err);
+}
+
+sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cost, size_t gamma_max,
+                             const double *thresholds, size_t nth, uint64_t tokens, uint64_t seed, unsigned threads,
+                             sd_table **out, sd_error *err)
+{
+    static const char *const cols[] = { "policy", "parameter", "tokens_per_iteration", "tokens_per_iteration_se",
+                                        "drafts_per_iteration", "improvement" };
+    double alpha = sd_verify_mean_acceptance(v, m);
+    sd_optimum o;
+    sd_status st = sd_theory_optimal(alpha, cost, &o, err);
+    if (st != SD_OK)
+        return st;
+    sd_table *t = sd_table_alloc(6, cols);
+    if (t == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    sd_engine_config ec = { m, v, SD_POLICY_FIXED, 1, tokens, seed, threads, 0, 0, NULL, NULL, 1, 0.0, gamma_max };
+    sd_engine_stats s, best = { 0 };
+    double best_f = -1.0;
+    size_t best_g = 1;
+    size_t g_star = o.gamma_opt >= 1 && o.gamma_opt <= (double)gamma_max ? (size_t)o.gamma_opt : gamma_max;
+    for (size_t g = 1; g <= gamma_max && st == SD_OK; g++) { /* the measured sweep; gamma* is one of its runs */
+        ec.gamma = g;
+        if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
+            break;
+        double f = (double)s.tokens / ((double)s.target_calls + cost * (double)s.draft_calls);
+        if (g == g_star)
+            st = policy_row(t, o.gamma_opt >= 1 ? "fixed at the closed-form gamma*" : "fixed (eq. 10: do not speculate)",
+                            (double)g, &s, cost, err);
+        if (f > best_f) {
+            sd_engine_stats_free(&best);
+            best = s, best_f = f, best_g = g;
+        } else {
+            sd_engine_stats_free(&s);
+        }
+    }
+    if (st == SD_OK)
+        st = policy_row(t, "fixed, best of the measured sweep", (double)best_g, &best, cost, err);
+    sd_engine_stats_free(&best);
+    ec.gamma = 2;
+    ec.policy = SD_POLICY_HEURISTIC;
+    if (st == SD_OK && (st = sd_engine_run(&ec, &s, err)) == SD_OK) {
+        st = policy_row(t, "heuristic +2/-1 (start 2, parameter: the cap)", (double)gamma_max, &s, cost, err);
+        sd_engine_stats_free(&s);
+    }
+    ec.gamma = gamma_max;
+    ec.policy = SD_POLICY_THRESHOLD;
+    double auto_th[3];
+    if (nth == 0) { /* the quartiles of the draft's top probability over the bank */
+        size_t nc = sd_model_contexts(m);
+        double *top = malloc(nc * sizeof *top);
+        if (top == NULL) {
+            sd_table_free(t);
+            return sd_fail(err, SD_ENOMEM, "out of memory");
+        }
+        for (size_t c = 0; c < nc; c++)
+            top[c] = sd_model_context(m, c)->q[sd_model_context(m, c)->argmax_q];
+        gsl_sort(top, 1, nc);
+        for (int i = 0; i < 3; i++)
+            auto_th[i] = gsl_stats_quantile_from_sorted_data(top, 1, nc, 0.25 * (i + 1));
+        free(top);
+        thresholds = auto_th;
+        nth = 3;
+    }
+    for (size_t i = 0; i < nth && st == SD_OK; i++) {
+        ec.threshold = thresholds[i];
+        if ((st = sd_engine_run(&ec, &s, err)) == SD_OK) {
+            st = policy_row(t, "threshold on the draft's top probability", thresholds[i], &s, cost, err);
+            sd_engine_stats_free(&s);
+        }
+    }
+    ec.policy = SD_POLICY_ORACLE;
+    if (st == SD_OK && (st = sd_engine_run(&ec, &s, err)) == SD_OK) {
+        st = policy_row(t, "oracle: draft until the first rejection (parameter: its cap)", SD_ORACLE_MAX, &s, cost, err);
+        sd_engine_stats_free(&s);
+    }
+    if (st == SD_OK) {
+        double ceil_ = sd_theory_ceiling(alpha);
+        const sd_cell row[] = { sd_text("ceiling 1/(1 - alpha), theory (c = 0)"), sd_real(alpha), sd_real(ceil_),
+                                sd_real(0.0), sd_real(INFINITY), sd_real(ceil_) };
+        st = sd_table_add(t, row, err);
+    }
+    if (st != SD_OK) {
+        sd_table_free(t);
+        return st;
+    }
+    *out = t;
     return SD_OK;
 }

@@ -12,8 +12,24 @@
  * statistics on any number of threads: counts are integers, and the one
  * real-valued sum is kept per chunk and added in chunk order.
  *
- * Policies: fixed gamma, or the oracle, which drafts until the first
- * rejection (at most SD_ORACLE_MAX drafts, then a bonus token).
+ * Policies (the draft length of each iteration):
+ *   fixed      gamma drafts
+ *   oracle     drafts until the first rejection (at most SD_ORACLE_MAX, then
+ *              a bonus token): the ceiling 1/(1 - alpha) of the seed
+ *   threshold  drafts while the draft's top probability max_x q(x) at the
+ *              next position is at least `threshold`, at most gamma (0
+ *              drafts is a plain decoding step)
+ *   heuristic  starts at gamma; +2 after an iteration that accepted every
+ *              draft, -1 (not below 1) otherwise, at most gamma_max
+ *
+ * With k > 1 drafts per position (the adjusted rule only) each position
+ * gets k i.i.d. drafts from q, verified by recursive rejection (dist.h,
+ * sd_dist_multi_acceptance); the accepted one continues the chain.  That
+ * is a token tree with k^d drafts at depth d, drafted in one batched call
+ * per depth and verified in one target call: draft_calls grows by gamma and
+ * target_positions by 1 + k + ... + k^gamma per iteration.  Only the
+ * accepted path is drawn (the others are never looked at).  Residuals
+ * after the first are made on the fly: O(V) per rejected draft.
  */
 #ifndef SPECDEC_ENGINE_H
 #define SPECDEC_ENGINE_H
@@ -23,6 +39,7 @@
 
 #include "status.h"
 #include "synth.h"
+#include "table.h"
 #include "verify.h"
 
 #define SD_CHUNK_ITERATIONS 2048u
@@ -30,27 +47,30 @@
 #define SD_ORACLE_MAX 4096u
 #define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
 
-typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE } sd_policy;
+typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
 
 /* ---- one iteration: the seed's Algorithm 1, SpeculativeDecodingStep ------------ */
 
 /* Workspace and result of one step with gamma drafts. */
 typedef struct {
-    size_t gamma;
+    size_t gamma;           /* drafts to make (the arrays hold at least gamma + 1) */
+    double threshold;       /* > 0: stop drafting where the draft's top probability is below it */
+    size_t drafted;         /* drafts made by the last run (gamma, or fewer under a threshold) */
     const sd_context **ctx; /* [gamma + 1]: the contexts at positions 1..gamma+1 */
     uint32_t *draft;        /* [gamma]: drafted ranks */
     sd_prefix *states;      /* [gamma + 1]: prefix states after 0..gamma drafts */
+    double *work;           /* SD_BLOCK_WORK(gamma, vocab) doubles of scratch for block rules */
     size_t n;               /* drafts accepted */
     uint32_t last;          /* rank (in ctx[n]) of the resampled or bonus token */
 } sd_step;
 
-sd_status sd_step_init(sd_step *w, size_t gamma, sd_error *err);
+sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err);
 void sd_step_free(sd_step *w);
 
-/* One iteration from prefix: gamma drafts from M_q autoregressively, the
- * target's p at all gamma + 1 positions, then rule v.  The emitted tokens
- * are ctx[i]->token[draft[i]] for i < n, then ctx[n]->token[last]; returns
- * N = n + 1. */
+/* One iteration from prefix: gamma drafts from M_q autoregressively (fewer
+ * under a threshold: `drafted`), the target's p at all drafted + 1
+ * positions, then rule v.  The emitted tokens are ctx[i]->token[draft[i]]
+ * for i < n, then ctx[n]->token[last]; returns N = n + 1. */
 size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
 
 typedef struct {
@@ -66,6 +86,9 @@ typedef struct {
     /* Called now and then from the calling thread with the fraction done; may be NULL. */
     void (*progress)(void *arg, double fraction, double seconds);
     void *progress_arg;
+    size_t drafts;       /* k drafts per position, recursive rejection (SpecInfer); 1 = one draft */
+    double threshold;    /* threshold policy: least top draft probability to keep drafting */
+    size_t gamma_max;    /* heuristic policy: the largest draft length */
 } sd_engine_config;
 
 typedef struct {
@@ -87,6 +110,20 @@ typedef struct {
 
 sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err);
 void sd_engine_stats_free(sd_engine_stats *s);
+
+/* The policies side by side on one model (issue: adaptive draft length):
+ * a table with one row per policy -- fixed at the closed-form gamma* (eq.
+ * 10 at the model's mean acceptance), the best fixed gamma of a measured
+ * sweep 1..gamma_max, the +2/-1 heuristic, the threshold policy at each of
+ * thresholds[0..nth-1] (nth = 0: the quartiles of the draft's top
+ * probability over the bank), the oracle -- and the theoretical ceiling 1/(1 -
+ * alpha).  Columns: policy, parameter, tokens_per_iteration,
+ * tokens_per_iteration_se, drafts_per_iteration, improvement (measured:
+ * tokens / (target calls + c draft calls)).  Each run emits about `tokens`
+ * tokens. */
+sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cost, size_t gamma_max,
+                             const double *thresholds, size_t nth, uint64_t tokens, uint64_t seed, unsigned threads,
+                             sd_table **out, sd_error *err);
 
 /* Mean tokens per iteration and its standard error (from the N histogram). */
 double sd_engine_mean_n(const sd_engine_stats *s);

@@ -91,12 +91,19 @@ static sd_synth_config synth(const run_ctx *v, size_t vocab, double alpha, sd_re
     return c;
 }
 
+static sd_status run_drafts(const run_ctx *v, const sd_model *m, const char *rule, size_t drafts, sd_policy policy,
+                            size_t gamma, double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s,
+                            sd_error *err)
+{
+    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
+                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL, drafts, 0.0, 0 };
+    return sd_engine_run(&ec, s, err);
+}
+
 static sd_status run_engine(const run_ctx *v, const sd_model *m, const char *rule, sd_policy policy, size_t gamma,
                             double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s, sd_error *err)
 {
-    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
-                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL };
-    return sd_engine_run(&ec, s, err);
+    return run_drafts(v, m, rule, 1, policy, gamma, tokens, seq_tokens, positions, s, err);
 }
 
 /* ---- 1, 2: the output distribution, position by position --------------------- */
@@ -131,10 +138,16 @@ static sd_status check_output(run_ctx *v, sd_error *err)
     sd_prefix start;
     sd_model_start(m, &start);
     exact_marginals(m, &start, 0, 1.0, marg);
-    static const char *const rules[] = { "adjusted", "target" };
-    for (int k = 0; k < 2 && st == SD_OK; k++) {
+    /* adjusted position by position; the Case-1 control; block verification and
+     * three drafts per position (recursive rejection) over positions 1-4 */
+    static const char *const rules[] = { "adjusted", "target", "block", "adjusted" };
+    static const size_t drafts[] = { 1, 1, 1, 3 };
+    static const char *const names[] = { NULL, "2. control: target (Case 1) caught as biased, positions 1-4",
+                                         "12. block verification: output = p at positions 1-4 (chi-square)",
+                                         "13. three drafts per position: output = p at positions 1-4 (chi-square)" };
+    for (int k = 0; k < 4 && st == SD_OK; k++) {
         sd_engine_stats s;
-        if ((st = run_engine(v, m, rules[k], SD_POLICY_FIXED, 3, 1e6, POS, POS, &s, err)) != SD_OK)
+        if ((st = run_drafts(v, m, rules[k], drafts[k], SD_POLICY_FIXED, 3, 1e6, POS, POS, &s, err)) != SD_OK)
             break;
         double total_stat = 0.0, total_dof = 0.0;
         for (size_t j = 0; j < POS && st == SD_OK; j++) {
@@ -147,9 +160,9 @@ static sd_status check_output(run_ctx *v, sd_error *err)
                 st = chisq_row(v, name, stat, dof, (double)s.sequences, KIND_CHECK, err);
             }
         }
-        if (k == 1 && st == SD_OK)
-            st = chisq_row(v, "2. control: target (Case 1) caught as biased, positions 1-4", total_stat,
-                           total_dof, (double)s.sequences, KIND_CONTROL, err);
+        if (k > 0 && st == SD_OK)
+            st = chisq_row(v, names[k], total_stat, total_dof, (double)s.sequences, k == 1 ? KIND_CONTROL : KIND_CHECK,
+                           err);
         sd_engine_stats_free(&s);
     }
     sd_model_free(m);
@@ -382,6 +395,75 @@ static sd_status check_markov(run_ctx *v, sd_error *err)
     return st;
 }
 
+/* ---- 12: block verification emits more, 13: k drafts follow eq. (4) at alpha_k ---- */
+
+static sd_status check_block(run_ctx *v, sd_error *err)
+{
+    /* the paper's reference pair p = (1/3, 2/3), q = (2/3, 1/3), gamma = 2 */
+    const double p[] = { 1.0 / 3, 2.0 / 3 }, q[] = { 2.0 / 3, 1.0 / 3 };
+    sd_model *pair = NULL, *zipf = NULL;
+    sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
+    sd_status st;
+    if ((st = sd_model_pair(p, q, 2, &pair, err)) != SD_OK || (st = sd_model_synth(&sc, &zipf, err)) != SD_OK) {
+        sd_model_free(pair);
+        return st;
+    }
+    const sd_model *models[] = { pair, zipf };
+    static const size_t gammas[] = { 2, 5 };
+    for (int i = 0; i < 2 && st == SD_OK; i++) {
+        sd_engine_stats tw, bl;
+        if ((st = run_engine(v, models[i], "adjusted", SD_POLICY_FIXED, gammas[i], 1e6, 0, 0, &tw, err)) != SD_OK)
+            break;
+        if ((st = run_engine(v, models[i], "block", SD_POLICY_FIXED, gammas[i], 1e6, 0, 0, &bl, err)) != SD_OK) {
+            sd_engine_stats_free(&tw);
+            break;
+        }
+        if (i == 0) {
+            st = mean_n_row(v, "12. block, reference pair, gamma 2: tokens per iteration = 1 + 11/9", 1 + 11.0 / 9, &bl,
+                            KIND_CHECK, err);
+            if (st == SD_OK)
+                st = mean_n_row(v, "12. token-wise, reference pair, gamma 2: tokens per iteration = 1 + 10/9",
+                                1 + 10.0 / 9, &tw, KIND_CHECK, err);
+            if (st == SD_OK)
+                st = mean_n_row(v, "12. control: block at the token-wise 1 + 10/9", 1 + 10.0 / 9, &bl, KIND_CONTROL, err);
+        }
+        /* one-sided: block must not fall 6 sigma below token-wise */
+        double gap = sd_engine_mean_n(&bl) - sd_engine_mean_n(&tw);
+        double se = sqrt(pow(sd_engine_mean_n_se(&bl), 2) + pow(sd_engine_mean_n_se(&tw), 2));
+        if (st == SD_OK)
+            st = add_row(v, i == 0 ? "12. block >= token-wise tokens per iteration (reference pair)"
+                                   : "12. block >= token-wise tokens per iteration (zipf, alpha 0.8, gamma 5)",
+                         sd_engine_mean_n(&tw), sd_engine_mean_n(&bl), -Z_LIMIT * se, gsl_cdf_ugaussian_P(gap / se),
+                         (double)bl.iterations, gap >= -Z_LIMIT * se, KIND_CHECK, err);
+        sd_engine_stats_free(&tw);
+        sd_engine_stats_free(&bl);
+    }
+    sd_model_free(pair);
+    sd_model_free(zipf);
+    return st;
+}
+
+static sd_status check_drafts(run_ctx *v, sd_error *err)
+{
+    sd_synth_config sc = synth(v, 200, 0.6, SD_REGIME_CONSTANT);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats s;
+    if ((st = run_drafts(v, m, "adjusted", 3, SD_POLICY_FIXED, 4, 1e6, 0, 0, &s, err)) == SD_OK) {
+        /* alpha_hat here is the mean over visited prefixes of the 3-draft acceptance (dist.h) */
+        st = mean_n_row(v, "13. three drafts: tokens per iteration = eq. (4) at the 3-draft acceptance",
+                        sd_theory_expected_tokens(s.alpha_hat, 4), &s, KIND_CHECK, err);
+        if (st == SD_OK)
+            st = mean_n_row(v, "13. control: three drafts at the one-draft alpha 0.6", sd_theory_expected_tokens(0.6, 4),
+                            &s, KIND_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
 typedef struct {
     const char *name;
     sd_status (*run)(run_ctx *v, sd_error *err);
@@ -390,11 +472,12 @@ typedef struct {
 static const check CHECKS[] = {
     { "output", check_output },       { "acceptance", check_acceptance }, { "iteration", check_iteration },
     { "sweep", check_sweep },         { "oracle", check_oracle },         { "alpha-hat", check_alpha_hat },
-    { "markov", check_markov },       { NULL, NULL },
+    { "markov", check_markov },       { "block", check_block },           { "drafts", check_drafts },
+    { NULL, NULL },
 };
 
 const char *const sd_validate_checks[] = { "output", "acceptance", "iteration", "sweep", "oracle", "alpha-hat",
-                                           "markov", NULL };
+                                           "markov", "block", "drafts", NULL };
 
 sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err)
 {

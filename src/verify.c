@@ -1,6 +1,7 @@
 /* verify.c -- the verification rules (see verify.h). */
 #include "verify.h"
 
+#include <math.h>
 #include <string.h>
 
 static int accept_ratio(const sd_context *c, uint32_t x, gsl_rng *r)
@@ -30,6 +31,46 @@ static uint32_t argmax_p(const sd_context *c, gsl_rng *r)
     return 0;
 }
 
+/* Block verification (see verify.h), indices as in the paper: position i
+ * uses ctx[i - 1] and draft[i - 1]. */
+static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
+{
+    size_t g = b->gamma, n = b->ctx[0]->p_cdf.n;
+    double *P = b->work, *h = P + g + 1, *w = h + g + 1, *cum = w + n;
+    P[0] = 1.0;
+    for (size_t i = 1; i <= g; i++) {
+        const sd_context *c = b->ctx[i - 1];
+        double px = c->p[b->draft[i - 1]], qx = c->q[b->draft[i - 1]];
+        double ratio = qx > 0.0 ? px / qx : (px > 0.0 ? INFINITY : 0.0);
+        P[i] = fmin(1.0, P[i - 1] * ratio);
+    }
+    h[g] = P[g];
+    h[0] = 1.0;
+    for (size_t i = 1; i < g; i++) {
+        const sd_context *c = b->ctx[i]; /* p_{i+1}, q_{i+1} */
+        double z = 0.0;
+        for (size_t x = 0; x < n; x++)
+            z += fmax(P[i] * c->p[x] - c->q[x], 0.0);
+        h[i] = z > 0.0 ? z / (z + 1.0 - P[i]) : 0.0; /* no residual mass: cannot stop here */
+    }
+    size_t tau = 0;
+    for (size_t i = g; i > 0; i--)
+        if (gsl_rng_uniform_pos(r) <= h[i]) {
+            tau = i;
+            break;
+        }
+    const sd_context *c = b->ctx[tau];
+    if (tau == g) {
+        *last = (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+        return tau;
+    }
+    for (size_t x = 0; x < n; x++)
+        w[x] = fmax(P[tau] * c->p[x] - c->q[x], 0.0);
+    size_t x = sd_sample_weights(w, n, cum, r);
+    *last = x < n ? (uint32_t)x : (uint32_t)sd_cdf_sample(&c->p_cdf, r); /* p = q: fall back to p */
+    return tau;
+}
+
 static double beta_of(const sd_context *c) { return c->beta; }
 static double argmax_agrees(const sd_context *c) { return c->argmax_q == 0 ? 1.0 : 0.0; }
 
@@ -53,12 +94,14 @@ static void output_argmax(const sd_context *c, size_t n, double *out)
 
 const sd_verifier sd_verifiers[] = {
     { "adjusted", "accept min(1, p/q), resample norm(max(0, p - q)): lossless", 0, accept_ratio,
-      from_residual, from_p, beta_of, output_p, output_p },
+      from_residual, from_p, beta_of, NULL, output_p, output_p },
     { "target", "the seed's Case 1: resample from p; biased", 0, accept_ratio, from_p, from_p,
-      beta_of, output_case1, output_p },
+      beta_of, NULL, output_case1, output_p },
     { "greedy", "temperature 0: argmax drafts kept while they match p's argmax", 1, accept_argmax,
-      argmax_p, argmax_p, argmax_agrees, output_argmax, output_argmax },
-    { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL },
+      argmax_p, argmax_p, argmax_agrees, NULL, output_argmax, output_argmax },
+    { "block", "block verification (Sun et al. 2025): lossless, never fewer tokens than token-wise", 0,
+      accept_ratio, from_residual, from_p, beta_of, block_rule, output_p, output_p },
+    { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const sd_verifier *sd_verify_find(const char *name)
@@ -69,7 +112,7 @@ const sd_verifier *sd_verify_find(const char *name)
     return NULL;
 }
 
-const char *sd_verify_names(void) { return "adjusted, target, greedy"; }
+const char *sd_verify_names(void) { return "adjusted, target, greedy, block"; }
 
 uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 {
@@ -78,6 +121,8 @@ uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 
 size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint32_t *last)
 {
+    if (v->block != NULL)
+        return v->block(b, r, last);
     for (size_t i = 0; i < b->gamma; i++)
         if (!v->accept(b->ctx[i], b->draft[i], r)) {
             *last = v->resample(b->ctx[i], r);
@@ -93,4 +138,30 @@ double sd_verify_mean_acceptance(const sd_verifier *v, const sd_model *m)
     for (size_t i = 0; i < sd_model_contexts(m); i++)
         s += v->acceptance(sd_model_context(m, i));
     return s / (double)sd_model_contexts(m);
+}
+
+uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work, int *accepted)
+{
+    size_t nv = c->p_cdf.n;
+    double *res = work, *cum = work + nv;
+    const double *rcur = c->p; /* r_1 = p */
+    for (size_t j = 0; j < k; j++) {
+        uint32_t x = (uint32_t)sd_cdf_sample(&c->q_cdf, r);
+        if (gsl_rng_uniform_pos(r) * c->q[x] < rcur[x]) {
+            *accepted = 1;
+            return x;
+        }
+        double rest = 0.0; /* r_{j+1} = norm(max(r_j - q, 0)) */
+        for (size_t t = 0; t < nv; t++)
+            rest += (res[t] = rcur[t] > c->q[t] ? rcur[t] - c->q[t] : 0.0);
+        if (rest > 0.0)
+            for (size_t t = 0; t < nv; t++)
+                res[t] /= rest;
+        else
+            memcpy(res, c->p, nv * sizeof *res); /* p = q up to rounding: keep p */
+        rcur = res;
+    }
+    *accepted = 0;
+    size_t t = sd_sample_weights(rcur, nv, cum, r);
+    return t < nv ? (uint32_t)t : (uint32_t)sd_cdf_sample(&c->p_cdf, r);
 }

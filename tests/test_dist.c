@@ -121,6 +121,19 @@ START_TEST(vocabularies_must_match)
 }
 END_TEST
 
+START_TEST(multi_draft_acceptance)
+{
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    double work[4];
+    ck_assert_double_eq_tol(sd_dist_multi_acceptance(p, q, 4, 1, work), 0.55, 1e-15); /* K = 1: beta */
+    /* by hand: beta_2 = beta_3 = 0.35, so 1 - 0.45 * 0.65 * 0.65 */
+    ck_assert_double_eq_tol(sd_dist_multi_acceptance(p, q, 4, 3, work), 1 - 0.45 * 0.65 * 0.65, 1e-15);
+    ck_assert_double_eq_tol(sd_dist_multi_acceptance(p, p, 4, 5, work), 1.0, 1e-15);
+    const double a[] = { 1, 0 }, b[] = { 0, 1 }; /* disjoint: no number of drafts helps */
+    ck_assert_double_eq(sd_dist_multi_acceptance(a, b, 2, 8, work), 0.0);
+}
+END_TEST
+
 Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -130,6 +143,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, files_accepted);
     tcase_add_test(tc, files_rejected);
     tcase_add_test(tc, vocabularies_must_match);
+    tcase_add_test(tc, multi_draft_acceptance);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,6 +10,7 @@
 #include "rng.h"
 #include "synth.h"
 #include "table.h"
+#include "theory.h"
 #include "testutil.h"
 #include "validate.h"
 #include "verify.h"
@@ -59,7 +60,7 @@ START_TEST(first_iteration_n_is_exact)
     exact_n(m, pn);
     ck_assert_double_eq_tol(pn[1] + pn[2] + pn[3], 1.0, 1e-12);
     /* seq_tokens = 1: every iteration starts from the empty prefix */
-    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, G, 400000, 5, 2, 1, 0, NULL, NULL };
+    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, G, 400000, 5, 2, 1, 0, NULL, NULL, 1, 0.0, 0 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.iterations, s.sequences);
@@ -85,7 +86,7 @@ static void first_two(const sd_model *m, const char *rule, size_t seqs, uint64_t
 {
     const sd_verifier *v = sd_verify_find(rule);
     sd_step w;
-    ck_assert_int_eq(sd_step_init(&w, G, NULL), SD_OK);
+    ck_assert_int_eq(sd_step_init(&w, G, V, NULL), SD_OK);
     gsl_rng *r = sd_rng_stream(2026, 11);
     for (size_t k = 0; k < seqs; k++) {
         sd_prefix s;
@@ -135,6 +136,116 @@ START_TEST(first_two_tokens_are_exact)
 }
 END_TEST
 
+/* Block verification and three drafts per position on the same 3-token model:
+ * the first two tokens are exact; block emits at least as much as token-wise. */
+static void first_two_with(const sd_model *m, const char *rule, size_t drafts, size_t seqs, uint64_t *joint)
+{
+    sd_engine_config ec = { m, sd_verify_find(rule), SD_POLICY_FIXED, G, seqs * 2, 17, 2, 2, 2, NULL, NULL,
+                            drafts, 0.0, 0 };
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    /* positions 1 and 2 are recorded per sequence; their joint law is the product
+     * p(t1) p(t2 | t1) only through the marginals here, so test the marginals */
+    memcpy(joint, s.pos_counts, 2 * V * sizeof *joint);
+    sd_engine_stats_free(&s);
+}
+
+START_TEST(block_and_multi_draft_are_lossless)
+{
+    sd_model *m = small_model();
+    double marg[2 * V] = { 0 }; /* exact marginals of positions 1 and 2 */
+    sd_prefix s0;
+    sd_model_start(m, &s0);
+    const sd_context *c1 = sd_model_lookup(m, &s0);
+    for (size_t r1 = 0; r1 < V; r1++) {
+        marg[c1->token[r1]] += c1->p[r1];
+        sd_prefix s1 = s0;
+        sd_model_advance(m, &s1, c1->token[r1]);
+        const sd_context *c2 = sd_model_lookup(m, &s1);
+        for (size_t r2 = 0; r2 < V; r2++)
+            marg[V + c2->token[r2]] += c1->p[r1] * c2->p[r2];
+    }
+    static const char *const rules[] = { "block", "adjusted", "target" };
+    static const size_t drafts[] = { 1, 3, 1 };
+    for (int k = 0; k < 3; k++) {
+        uint64_t counts[2 * V];
+        first_two_with(m, rules[k], drafts[k], 150000, counts);
+        double stat = 0, dof = 0;
+        sd_chisq_add(counts, marg, V, &stat, &dof);
+        sd_chisq_add(counts + V, marg + V, V, &stat, &dof);
+        double p = gsl_cdf_chisq_Q(stat, dof);
+        if (k < 2)
+            ck_assert_msg(p > 1e-7, "%s x%zu: chi-square %g on %g dof", rules[k], drafts[k], stat, dof);
+        else
+            ck_assert_msg(p < 1e-7, "control: target not caught (chi-square %g)", stat);
+    }
+    sd_model_free(m);
+}
+END_TEST
+
+START_TEST(block_reference_pair)
+{
+    const double p[] = { 1.0 / 3, 2.0 / 3 }, q[] = { 2.0 / 3, 1.0 / 3 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, 2, &m, NULL), SD_OK);
+    double expect[] = { 1 + 11.0 / 9, 1 + 10.0 / 9 };
+    static const char *const rules[] = { "block", "adjusted" };
+    for (int k = 0; k < 2; k++) {
+        sd_engine_config ec = { m, sd_verify_find(rules[k]), SD_POLICY_FIXED, 2, 1000000, 3, 2, 0, 0, NULL, NULL, 1,
+                                0.0, 0 };
+        sd_engine_stats s;
+        ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+        double z = (sd_engine_mean_n(&s) - expect[k]) / sd_engine_mean_n_se(&s);
+        ck_assert_msg(fabs(z) < 6, "%s: %.5f tokens per iteration, expected %.5f (z %.2f)", rules[k],
+                      sd_engine_mean_n(&s), expect[k], z);
+        /* control: block is caught against the token-wise value */
+        if (k == 0)
+            ck_assert(fabs((sd_engine_mean_n(&s) - expect[1]) / sd_engine_mean_n_se(&s)) > 9.1);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+}
+END_TEST
+
+START_TEST(adaptive_policies)
+{
+    sd_synth_config c = { SD_FAMILY_ZIPF, 300, 1.5, 1.0, 1.0, 1, 0.8, 0.0, SD_REGIME_CONSTANT, 20, 0.95, 0.3, 0.9,
+                          16, 2, 5, 2 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    const sd_verifier *v = sd_verify_find("adjusted");
+    sd_engine_config ec = { m, v, SD_POLICY_THRESHOLD, 6, 100000, 1, 2, 0, 0, NULL, NULL, 1, 1.0, 0 };
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK); /* no draft is that sure: plain decoding */
+    ck_assert_uint_eq(s.draft_calls, 0);
+    ck_assert_uint_eq(s.n_hist[1], s.iterations);
+    sd_engine_stats_free(&s);
+    ec.threshold = 0.0; /* never stops early: the fixed policy at gamma 6 */
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    ck_assert_uint_eq(s.draft_calls, 6 * s.iterations);
+    ck_assert(fabs(sd_engine_mean_n(&s) - sd_theory_expected_tokens(0.8, 6)) < 6 * sd_engine_mean_n_se(&s));
+    sd_engine_stats_free(&s);
+    ec.policy = SD_POLICY_HEURISTIC;
+    ec.gamma = 2;
+    ec.gamma_max = 12;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    double mean_drafts = (double)s.draft_calls / (double)s.iterations;
+    ck_assert(mean_drafts > 1.0 && mean_drafts < 12.0);
+    ck_assert_uint_eq(s.max_n, 13);      /* N is at most gamma_max + 1 */
+    ck_assert_uint_gt(s.n_hist[13], 0);  /* and the cap is reached: 12 drafts, all accepted */
+    sd_engine_stats_free(&s);
+    ec.gamma_max = 1; /* below gamma: refused */
+    sd_error err;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_EINVAL);
+    sd_table *t;
+    ck_assert_int_eq(sd_engine_policies(m, v, 0.02, 12, NULL, 0, 50000, 1, 2, &t, NULL), SD_OK);
+    ck_assert_uint_eq(sd_table_nrows(t), 8);
+    ck_assert_str_eq(sd_table_cell(t, 7, 0)->v.s, "ceiling 1/(1 - alpha), theory (c = 0)");
+    sd_table_free(t);
+    sd_model_free(m);
+}
+END_TEST
+
 START_TEST(same_seed_same_result_on_any_thread_count)
 {
     sd_synth_config c = { SD_FAMILY_ZIPF, 700, 1.5, 1.0, 1.0, 1, 0.7, 0.0, SD_REGIME_BETA, 20, 0.95, 0.3, 0.9,
@@ -143,7 +254,7 @@ START_TEST(same_seed_same_result_on_any_thread_count)
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
     sd_engine_stats s[3];
     for (unsigned t = 1; t <= 3; t++) {
-        sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 99, t, 0, 0, NULL, NULL };
+        sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 99, t, 0, 0, NULL, NULL, 1, 0.0, 0 };
         ck_assert_int_eq(sd_engine_run(&ec, &s[t - 1], NULL), SD_OK);
     }
     for (int k = 1; k < 3; k++) {
@@ -152,7 +263,7 @@ START_TEST(same_seed_same_result_on_any_thread_count)
         ck_assert_mem_eq(s[k].out_counts, s[0].out_counts, 16 * 700 * sizeof(uint64_t));
         ck_assert_mem_eq(&s[k].alpha_hat, &s[0].alpha_hat, sizeof(double)); /* bit for bit */
     }
-    sd_engine_config other = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 100, 1, 0, 0, NULL, NULL };
+    sd_engine_config other = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 100, 1, 0, 0, NULL, NULL, 1, 0.0, 0 };
     sd_engine_stats o;
     ck_assert_int_eq(sd_engine_run(&other, &o, NULL), SD_OK);
     ck_assert(memcmp(o.n_hist, s[0].n_hist, (s[0].max_n + 1) * sizeof(uint64_t)) != 0); /* another seed differs */
@@ -169,7 +280,7 @@ START_TEST(greedy_emits_the_argmax)
                           0.9, 16, 2, 3, 1 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
-    sd_engine_config ec = { m, sd_verify_find("greedy"), SD_POLICY_FIXED, 3, 50000, 1, 2, 0, 0, NULL, NULL };
+    sd_engine_config ec = { m, sd_verify_find("greedy"), SD_POLICY_FIXED, 3, 50000, 1, 2, 0, 0, NULL, NULL, 1, 0.0, 0 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     for (size_t k = 0; k < 16; k++) {
@@ -192,7 +303,7 @@ START_TEST(degenerate_models)
     const double one[] = { 1.0 };
     sd_model *m;
     ck_assert_int_eq(sd_model_pair(one, one, 1, &m, NULL), SD_OK);
-    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 6, 10000, 1, 1, 0, 0, NULL, NULL };
+    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 6, 10000, 1, 1, 0, 0, NULL, NULL, 1, 0.0, 0 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.n_hist[7], s.iterations);
@@ -245,6 +356,9 @@ Suite *engine_suite(void)
     tcase_add_test(tc, same_seed_same_result_on_any_thread_count);
     tcase_add_test(tc, greedy_emits_the_argmax);
     tcase_add_test(tc, degenerate_models);
+    tcase_add_test(tc, block_and_multi_draft_are_lossless);
+    tcase_add_test(tc, block_reference_pair);
+    tcase_add_test(tc, adaptive_policies);
     suite_add_tcase(s, tc);
     return s;
 }

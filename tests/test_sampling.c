@@ -279,7 +279,7 @@ START_TEST(huge_vocabulary)
     cfg.contexts = 2;
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&cfg, &m, NULL), SD_OK);
-    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 20000, 1, 2, 3, 1, NULL, NULL };
+    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 20000, 1, 2, 3, 1, NULL, NULL, 1, 0.0, 0 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     uint64_t total = 0;

@@ -29,10 +29,15 @@ static const sd_domain ALPHA_EASY = { "--alpha-easy", 0, 1, 0 };
 static const sd_domain ALPHA_HARD = { "--alpha-hard", 0, 1, 0 };
 static const sd_domain STAY = { "--stay", 0, 1, 0 };
 static const sd_domain SIM_GAMMA = { "--gamma", 1, SD_ORACLE_MAX, 1 };
+static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
 static const char *const FAMILIES[] = { "zipf", "dirichlet", "logits", NULL };
 static const char *const REGIMES[] = { "constant", "beta", "markov", NULL };
-static const char *const POLICIES[] = { "fixed", "oracle", NULL };
+static const char *const POLICIES[] = { "fixed", "oracle", "threshold", "heuristic", NULL };
+static const sd_domain THRESHOLD = { "--threshold", 0, 1, 0 };
+static const sd_domain THRESHOLDS = { "--thresholds", 0, 1, 0 };
+static const sd_domain GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
+static const sd_domain POLICY_COST = { "--cost", 0, INFINITY, 0 };
 
 #define DEFAULT_SEED "20261129"
 
@@ -116,7 +121,7 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
 static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = {
-        "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "alpha_nominal", "alpha_hat",
+        "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "drafts", "alpha_nominal", "alpha_hat",
         "acceptance_rate", "iterations", "tokens", "tokens_per_iteration", "tokens_per_iteration_se",
         "expected_tokens_theory", "output_tv", "output_pvalue", "draft_calls", "target_calls",
         "target_positions", "seed", "threads", "rng",
@@ -128,10 +133,13 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
     sd_model *m = NULL;
     sd_dist p = { 0 }, q = { 0 };
     const sd_verifier *v;
-    double tokens, threads;
+    double tokens, threads, drafts, threshold, gamma_max;
     int policy;
     sd_status st;
     if ((st = read_model_spec(a, &ms, err)) != SD_OK || (st = find_verifier(a, &v, err)) != SD_OK ||
+        (st = cli_number(a, &DRAFTS, "1", &drafts, err)) != SD_OK ||
+        (st = cli_number(a, &THRESHOLD, "0.5", &threshold, err)) != SD_OK ||
+        (st = cli_number(a, &GAMMA_MAX, "32", &gamma_max, err)) != SD_OK ||
         (st = cli_choice(a, "--policy", POLICIES, "fixed", &policy, err)) != SD_OK ||
         (st = cli_number(a, &TOKENS, "1000000", &tokens, err)) != SD_OK ||
         (st = cli_number(a, &THREADS, "1", &threads, err)) != SD_OK ||
@@ -164,7 +172,8 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
         size_t ngamma = policy == SD_POLICY_ORACLE ? 1 : l[1].n;
         for (size_t j = 0; j < ngamma && st == SD_OK; j++) {
             sd_engine_config ec = { m, v, (sd_policy)policy, (size_t)l[1].v[j], (uint64_t)tokens,
-                                    ms.synth.seed, (unsigned)threads, 0, 0, NULL, NULL };
+                                    ms.synth.seed, (unsigned)threads, 0, 0, NULL, NULL, (size_t)drafts, threshold,
+                                    (size_t)gamma_max };
             if (isatty(STDERR_FILENO))
                 ec.progress = progress_line;
             sd_engine_stats s;
@@ -174,15 +183,18 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
             if (ec.progress != NULL && s.seconds > 1.0)
                 fprintf(stderr, "\r%40s\r", "");
             if ((st = sd_engine_output_gof(m, v, &s, &gof, err)) == SD_OK) {
+                /* eq. (4) for a fixed gamma; the ceiling for the oracle; for the adaptive
+                 * policies, eq. (4) at the mean draft length (a reference, not a law) */
+                double mean_g = (double)s.draft_calls / (double)s.iterations;
                 double theory = policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
-                                                           : sd_theory_expected_tokens(s.alpha_hat, (double)ec.gamma);
+                                : sd_theory_expected_tokens(s.alpha_hat, policy == SD_POLICY_FIXED ? (double)ec.gamma : mean_g);
                 const sd_cell row[NCOLS] = {
                     sd_text(sd_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
                     sd_int((long long)sd_model_contexts(m)),
                     sd_text(ms.from_files ? "constant" : sd_regime_name(ms.synth.regime)),
                     sd_text(POLICIES[policy]),
-                    policy == SD_POLICY_ORACLE ? sd_text("oracle") : sd_int((long long)ec.gamma),
-                    sd_text(v->name), sd_real(nominal), sd_real(s.alpha_hat),
+                    policy == SD_POLICY_FIXED ? sd_int((long long)ec.gamma) : sd_text(POLICIES[policy]),
+                    sd_text(v->name), sd_int((long long)ec.drafts), sd_real(nominal), sd_real(s.alpha_hat),
                     sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
                     sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
                     sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
@@ -208,16 +220,22 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     sd_model *m = NULL;
     sd_table *t = NULL;
     const sd_verifier *v;
-    double draws, seed;
+    double draws, seed, drafts;
     gsl_rng *r = NULL;
+    double *work = NULL;
     uint64_t *counts = NULL;
     double *expect = NULL;
     sd_status st;
     if ((st = find_verifier(a, &v, err)) != SD_OK || (st = cli_number(a, &DRAWS, "1000000", &draws, err)) != SD_OK ||
+        (st = cli_number(a, &DRAFTS, "1", &drafts, err)) != SD_OK ||
         (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK)
         goto done;
-    if (v->greedy) {
-        st = sd_fail(err, SD_EINVAL, "--verify: sample takes adjusted or target; greedy has no randomness to sample");
+    if (v->greedy || v->block != NULL) {
+        st = sd_fail(err, SD_EINVAL, "--verify: sample takes adjusted or target (one position)");
+        goto done;
+    }
+    if (drafts > 1 && strcmp(v->name, "adjusted") != 0) {
+        st = sd_fail(err, SD_EINVAL, "--drafts: several drafts need --verify adjusted");
         goto done;
     }
     if ((st = load_pair(a->pos[0], a->pos[1], &p, &q, &m, err)) != SD_OK || (st = cli_table(7, cols, &t, err)) != SD_OK)
@@ -227,12 +245,18 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     counts = calloc(n, sizeof *counts);
     expect = malloc(n * sizeof *expect);
     r = sd_rng_stream((uint64_t)seed, 0);
-    if (counts == NULL || expect == NULL || r == NULL) {
+    work = malloc((2 * n + 1) * sizeof *work);
+    if (counts == NULL || expect == NULL || r == NULL || work == NULL) {
         st = sd_fail(err, SD_ENOMEM, "out of memory");
         goto done;
     }
     /* One position: x ~ q, accepted with probability min(1, p(x)/q(x)), else resampled. */
     for (double d = 0; d < draws; d++) {
+        if (drafts > 1) { /* k drafts, recursive rejection */
+            int accepted;
+            counts[sd_verify_multi(c, (size_t)drafts, r, work, &accepted)]++;
+            continue;
+        }
         uint32_t x = sd_verify_draft(v, c, r);
         counts[v->accept(c, x, r) ? x : v->resample(c, r)]++;
     }
@@ -253,10 +277,48 @@ done:
     gsl_rng_free(r);
     free(counts);
     free(expect);
+    free(work);
     sd_model_free(m);
     sd_dist_free(&p);
     sd_dist_free(&q);
     return cli_finish(st, NULL, 0, t, out);
+}
+
+static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
+{
+    model_spec ms;
+    sd_model *m = NULL;
+    sd_dist p = { 0 }, q = { 0 };
+    const sd_verifier *v;
+    double tokens, threads, cost, gamma_max;
+    sd_list th = { 0 };
+    sd_status st;
+    *out = NULL;
+    if ((st = read_model_spec(a, &ms, err)) != SD_OK || (st = find_verifier(a, &v, err)) != SD_OK ||
+        (st = cli_number(a, &TOKENS, "300000", &tokens, err)) != SD_OK ||
+        (st = cli_number(a, &THREADS, "2", &threads, err)) != SD_OK ||
+        (st = cli_number(a, &POLICY_COST, NULL, &cost, err)) != SD_OK ||
+        (st = cli_number(a, &GAMMA_MAX, "24", &gamma_max, err)) != SD_OK ||
+        (cli_given(a, "--thresholds") && (st = cli_list(a, &THRESHOLDS, NULL, &th, err)) != SD_OK))
+        goto done;
+    if (!ms.synth.calibrated || ms.synth.regime == SD_REGIME_MARKOV || ms.from_files)
+        ms.synth.alpha = 0.8;
+    else if ((st = cli_number(a, &CLI_ALPHA, "0.8", &ms.synth.alpha, err)) != SD_OK)
+        goto done;
+    ms.synth.threads = (unsigned)threads;
+    if (ms.from_files)
+        st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err);
+    else
+        st = sd_model_synth(&ms.synth, &m, err);
+    if (st == SD_OK)
+        st = sd_engine_policies(m, v, cost, (size_t)gamma_max, th.v, th.n, (uint64_t)tokens, ms.synth.seed,
+                                (unsigned)threads, out, err);
+done:
+    sd_model_free(m);
+    sd_dist_free(&p);
+    sd_dist_free(&q);
+    sd_list_free(&th);
+    return st;
 }
 
 static const cli_option simulate_options[] = {
@@ -277,8 +339,11 @@ static const cli_option simulate_options[] = {
     { "--p-file", "P", "context-free target from a distribution file (with --q-file)" },
     { "--q-file", "Q", "context-free draft from a distribution file (with --p-file)" },
     { "--gamma", "LIST", "draft lengths, in [1, 4096] (default 5)" },
-    { "--policy", "NAME", "fixed, or oracle: draft until the first rejection (default fixed)" },
-    { "--verify", "NAME", "verification rule: adjusted, target, greedy (default adjusted)" },
+    { "--policy", "NAME", "fixed, oracle (until the first rejection), threshold, heuristic (+2/-1) (default fixed)" },
+    { "--threshold", "H", "threshold policy: draft while the draft's top probability is >= H (default 0.5)" },
+    { "--gamma-max", "G", "heuristic policy: the largest draft length (default 32)" },
+    { "--verify", "NAME", "verification rule: adjusted, target, greedy, block (default adjusted)" },
+    { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
     { "--tokens", "T", "emit at least T tokens per row (default 1000000)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
@@ -287,6 +352,7 @@ static const cli_option simulate_options[] = {
 
 static const cli_option sample_options[] = {
     { "--draws", "N", "draws (default 1000000)" },
+    { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
     { "--verify", "NAME", "adjusted or target (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
     { NULL, NULL, NULL },
@@ -296,6 +362,39 @@ const cli_command cmd_simulate = {
     "simulate", "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q] [--gamma LIST] ...",
     "run the rejection sampler on synthetic or file models and compare with eq. (4)",
     simulate_options, 0, 0, run_simulate, 0, NULL,
+};
+
+static const cli_option policies_options[] = {
+    { "--cost", "C", "draft/target cost ratio for the improvement, in [0, inf) (required)" },
+    { "--family", "NAME", "target family: zipf, dirichlet, logits (default zipf)" },
+    { "--vocab", "V", "vocabulary size (default 1000)" },
+    { "--alpha", "A", "calibrated draft: acceptance per context (default 0.8)" },
+    { "--noise", "SIGMA", "uncalibrated draft: q = softmax(log p + SIGMA N(0,1))" },
+    { "--regime", "NAME", "per-context alpha: constant, beta, markov (default constant)" },
+    { "--concentration", "NU", "beta regime concentration (default 20)" },
+    { "--alpha-easy", "A", "markov regime: easy acceptance (default 0.95)" },
+    { "--alpha-hard", "A", "markov regime: hard acceptance (default 0.3)" },
+    { "--stay", "P", "markov regime: probability of keeping the state (default 0.9)" },
+    { "--zipf-s", "S", "zipf exponent (default 1.5)" },
+    { "--kappa", "K", "dirichlet concentration (default 0.5)" },
+    { "--temperature", "T", "logits temperature (default 1)" },
+    { "--contexts", "K", "contexts in the bank" },
+    { "--history", "K", "prefix tokens that select a context (default 2)" },
+    { "--p-file", "P", "context-free target file (with --q-file)" },
+    { "--q-file", "Q", "context-free draft file (with --p-file)" },
+    { "--verify", "NAME", "verification rule (default adjusted)" },
+    { "--gamma-max", "G", "sweep fixed gamma over 1..G; the cap of the adaptive policies (default 24)" },
+    { "--thresholds", "LIST", "thresholds for the threshold policy (default: quartiles of the draft's top probability)" },
+    { "--tokens", "T", "tokens per run (default 300000)" },
+    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { "--threads", "K", "threads (default 2)" },
+    { NULL, NULL, NULL },
+};
+
+const cli_command cmd_policies = {
+    "policies", "policies --cost C [model options as simulate] [--gamma-max G] [--thresholds LIST]",
+    "draft-length policies side by side: fixed, heuristic +2/-1, threshold, oracle, ceiling",
+    policies_options, 0, 0, run_policies, 0, NULL,
 };
 
 const cli_command cmd_sample = {

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         for (int rep = 0; rep < REPS; rep++)
             for (unsigned t = 1; t <= 2; t++) {
                 sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 5, tokens, 1, t, 0, 0,
-                                        NULL, NULL };
+                                        NULL, NULL, 1, 0.0, 0 };
                 if (rep > 0)
                     sd_engine_stats_free(&s[t]);
                 if (sd_engine_run(&ec, &s[t], &err) != SD_OK) {
