@@ -12,10 +12,24 @@ const sd_domain CLI_COST = { "--cost", 0.0, INFINITY, 0 };
 const sd_domain CLI_MU = { "--mu", 0.0, INFINITY, 0 };
 const sd_domain CLI_GAMMA = { "--gamma", 1.0, GAMMA_MAX, 1 };
 
+const cli_option *cli_option_at(const cli_command *cmd, int i)
+{
+    int n = 0;
+    while (cmd->options[n].name != NULL)
+        n++;
+    if (i < n)
+        return &cmd->options[i];
+    for (int j = 0; cmd->common != NULL && cmd->common[j].name != NULL; j++)
+        if (n + j == i)
+            return &cmd->common[j];
+    return NULL;
+}
+
 static int find_option(const cli_command *cmd, const char *name, size_t len)
 {
-    for (int i = 0; cmd->options[i].name != NULL; i++)
-        if (strlen(cmd->options[i].name) == len && strncmp(cmd->options[i].name, name, len) == 0)
+    const cli_option *o;
+    for (int i = 0; (o = cli_option_at(cmd, i)) != NULL; i++)
+        if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
             return i;
     return -1;
 }
@@ -48,7 +62,7 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         if (!is_format && k < 0)
             return sd_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",
                            cmd->name, (int)len, arg, cmd->name);
-        int takes_value = is_format || cmd->options[k].metavar != NULL;
+        int takes_value = is_format || cli_option_at(cmd, k)->metavar != NULL;
         const char *value = NULL;
         if (takes_value) {
             if (eq != NULL)
@@ -68,7 +82,7 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         }
         if (a->given[k]++)
             return sd_fail(err, SD_EINVAL, "%s given twice; give several values as one list, e.g. %s 1,2,3",
-                           cmd->options[k].name, cmd->options[k].name);
+                           cli_option_at(cmd, k)->name, cli_option_at(cmd, k)->name);
         a->value[k] = value;
     }
     if (a->npos < cmd->min_pos)

@@ -34,7 +34,11 @@ typedef struct {
     sd_status (*run)(const cli_args *a, sd_table **out, sd_error *err);
     int own_format; /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
+    const cli_option *common; /* options shared with other commands (the model options), or NULL */
 } cli_command;
+
+/* The command's i-th option, counting `options` and then `common`; NULL past the end. */
+const cli_option *cli_option_at(const cli_command *cmd, int i);
 
 struct cli_args {
     const cli_command *cmd;

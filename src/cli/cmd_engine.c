@@ -124,7 +124,7 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
         "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "drafts", "alpha_nominal", "alpha_hat",
         "acceptance_rate", "iterations", "tokens", "tokens_per_iteration", "tokens_per_iteration_se",
         "expected_tokens_theory", "output_tv", "output_pvalue", "draft_calls", "target_calls",
-        "target_positions", "seed", "threads", "rng",
+        "target_positions", "per_position_acceptance", "seed", "threads", "rng",
     };
     enum { NCOLS = sizeof cols / sizeof cols[0] };
     model_spec ms;
@@ -182,6 +182,11 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
                 break;
             if (ec.progress != NULL && s.seconds > 1.0)
                 fprintf(stderr, "\r%40s\r", "");
+            /* conditional acceptance of draft i given drafts 1..i-1 accepted, i = 1..16 */
+            char rates[512] = "";
+            for (size_t d = 0; d < s.max_gamma && d < 16 && s.reached[d] > 0; d++)
+                snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s%.4f", d ? "," : "",
+                         (double)s.accepted_at[d] / (double)s.reached[d]);
             if ((st = sd_engine_output_gof(m, v, &s, &gof, err)) == SD_OK) {
                 /* eq. (4) for a fixed gamma; the ceiling for the oracle; for the adaptive
                  * policies, eq. (4) at the mean draft length (a reference, not a law) */
@@ -198,7 +203,7 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
                     sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
                     sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
                     sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
-                    sd_int((long long)s.target_calls), sd_int((long long)s.target_positions),
+                    sd_int((long long)s.target_calls), sd_int((long long)s.target_positions), sd_text(rates),
                     sd_int((long long)ec.seed), sd_int((long long)ec.threads), sd_text(sd_rng_type()->name),
                 };
                 st = sd_table_add(t, row, err);
@@ -321,10 +326,11 @@ done:
     return st;
 }
 
-static const cli_option simulate_options[] = {
+/* The model options simulate and policies share. */
+static const cli_option model_options[] = {
     { "--family", "NAME", "target family: zipf, dirichlet, logits (default zipf)" },
     { "--vocab", "V", "vocabulary size, in [1, 4194304] (default 1000)" },
-    { "--alpha", "LIST", "calibrated draft: acceptance per context, in [0, 1] (default 0.8)" },
+    { "--alpha", "LIST", "calibrated draft: acceptance per context, in [0, 1] (default 0.8; policies: one value)" },
     { "--noise", "SIGMA", "uncalibrated draft: q = softmax(log p + SIGMA N(0,1)); alpha is measured" },
     { "--regime", "NAME", "per-context alpha: constant, beta, markov (default constant)" },
     { "--concentration", "NU", "beta regime: alpha_c ~ Beta(alpha NU, (1 - alpha) NU) (default 20)" },
@@ -338,14 +344,18 @@ static const cli_option simulate_options[] = {
     { "--history", "K", "prefix tokens that select a context, in [0, 8] (default 2)" },
     { "--p-file", "P", "context-free target from a distribution file (with --q-file)" },
     { "--q-file", "Q", "context-free draft from a distribution file (with --p-file)" },
+    { "--verify", "NAME", "verification rule: adjusted, target, greedy, block (default adjusted)" },
+    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { NULL, NULL, NULL },
+};
+
+static const cli_option simulate_options[] = {
     { "--gamma", "LIST", "draft lengths, in [1, 4096] (default 5)" },
     { "--policy", "NAME", "fixed, oracle (until the first rejection), threshold, heuristic (+2/-1) (default fixed)" },
     { "--threshold", "H", "threshold policy: draft while the draft's top probability is >= H (default 0.5)" },
     { "--gamma-max", "G", "heuristic policy: the largest draft length (default 32)" },
-    { "--verify", "NAME", "verification rule: adjusted, target, greedy, block (default adjusted)" },
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
-    { "--tokens", "T", "emit at least T tokens per row (default 1000000)" },
-    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { "--tokens", "T", "about T tokens per row, in whole chunks of 2048 iterations (default 1000000)" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
     { NULL, NULL, NULL },
 };
@@ -361,32 +371,14 @@ static const cli_option sample_options[] = {
 const cli_command cmd_simulate = {
     "simulate", "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q] [--gamma LIST] ...",
     "run the rejection sampler on synthetic or file models and compare with eq. (4)",
-    simulate_options, 0, 0, run_simulate, 0, NULL,
+    simulate_options, 0, 0, run_simulate, 0, NULL, model_options,
 };
 
 static const cli_option policies_options[] = {
     { "--cost", "C", "draft/target cost ratio for the improvement, in [0, inf) (required)" },
-    { "--family", "NAME", "target family: zipf, dirichlet, logits (default zipf)" },
-    { "--vocab", "V", "vocabulary size (default 1000)" },
-    { "--alpha", "A", "calibrated draft: acceptance per context (default 0.8)" },
-    { "--noise", "SIGMA", "uncalibrated draft: q = softmax(log p + SIGMA N(0,1))" },
-    { "--regime", "NAME", "per-context alpha: constant, beta, markov (default constant)" },
-    { "--concentration", "NU", "beta regime concentration (default 20)" },
-    { "--alpha-easy", "A", "markov regime: easy acceptance (default 0.95)" },
-    { "--alpha-hard", "A", "markov regime: hard acceptance (default 0.3)" },
-    { "--stay", "P", "markov regime: probability of keeping the state (default 0.9)" },
-    { "--zipf-s", "S", "zipf exponent (default 1.5)" },
-    { "--kappa", "K", "dirichlet concentration (default 0.5)" },
-    { "--temperature", "T", "logits temperature (default 1)" },
-    { "--contexts", "K", "contexts in the bank" },
-    { "--history", "K", "prefix tokens that select a context (default 2)" },
-    { "--p-file", "P", "context-free target file (with --q-file)" },
-    { "--q-file", "Q", "context-free draft file (with --p-file)" },
-    { "--verify", "NAME", "verification rule (default adjusted)" },
     { "--gamma-max", "G", "sweep fixed gamma over 1..G; the cap of the adaptive policies (default 24)" },
     { "--thresholds", "LIST", "thresholds for the threshold policy (default: quartiles of the draft's top probability)" },
     { "--tokens", "T", "tokens per run (default 300000)" },
-    { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
     { "--threads", "K", "threads (default 2)" },
     { NULL, NULL, NULL },
 };
@@ -394,11 +386,11 @@ static const cli_option policies_options[] = {
 const cli_command cmd_policies = {
     "policies", "policies --cost C [model options as simulate] [--gamma-max G] [--thresholds LIST]",
     "draft-length policies side by side: fixed, heuristic +2/-1, threshold, oracle, ceiling",
-    policies_options, 0, 0, run_policies, 0, NULL,
+    policies_options, 0, 0, run_policies, 0, NULL, model_options,
 };
 
 const cli_command cmd_sample = {
     "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target] [--seed S]",
     "one position of speculative sampling: observed against expected output frequencies",
-    sample_options, 2, 2, run_sample, 0, NULL,
+    sample_options, 2, 2, run_sample, 0, NULL, NULL,
 };

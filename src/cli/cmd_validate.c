@@ -35,5 +35,5 @@ static const cli_option validate_options[] = {
 const cli_command cmd_validate = {
     "validate", "validate [--quick] [--seed S] [--threads K]",
     "hold every closed form against the rejection sampler; exit 0 iff all pass",
-    validate_options, 0, 0, run_validate, 0, NULL,
+    validate_options, 0, 0, run_validate, 0, NULL, NULL,
 };

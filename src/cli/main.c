@@ -40,10 +40,11 @@ static void print_command_help(const cli_command *c)
 {
     printf("usage: specdec %s%s\n\n%s\n\noptions:\n", c->synopsis, c->own_format ? "" : " [--format FORMAT]",
            c->summary);
-    for (int i = 0; c->options[i].name != NULL; i++) {
+    const cli_option *o;
+    for (int i = 0; (o = cli_option_at(c, i)) != NULL; i++) {
         char lhs[64];
-        snprintf(lhs, sizeof lhs, "%s %s", c->options[i].name, c->options[i].metavar ? c->options[i].metavar : "");
-        printf("  %-22s %s\n", lhs, c->options[i].help);
+        snprintf(lhs, sizeof lhs, "%s %s", o->name, o->metavar ? o->metavar : "");
+        printf("  %-22s %s\n", lhs, o->help);
     }
     if (!c->own_format)
         printf("  %-22s %s (default text)\n", "--format FORMAT", sd_format_names());
