@@ -106,7 +106,7 @@ $(BUILD)/lib/%.o: src/%.c | deps
 $(BUILD)/cli/%.o: src/cli/%.c | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -DSPECDEC_DATA_DIR='"$(CURDIR)/data"' -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | deps
 	@mkdir -p $(@D)

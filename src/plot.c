@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cost.h"
 #include "engine.h"
 #include "format.h"
 #include "specdec.h"
@@ -467,6 +468,164 @@ static sd_status write_policies(const sd_plot_input *in, const char *name, sd_pl
     return SD_OK;
 }
 
+/* ---- the roofline figures ---------------------------------------------------------------- */
+
+static const char *const ROOF_TARGET = "llama-3.1-70b-fp8", *const ROOF_DRAFT = "llama-3.2-1b";
+
+/* The presets a roofline figure needs: the target, the draft and the hardware list. */
+static sd_status roof_presets(const sd_plot_input *in, sd_model_spec **models, size_t *nm, sd_hardware **hw,
+                              size_t *nh, const sd_model_spec **t, const sd_model_spec **d, sd_error *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models.tsv", in->data_dir);
+    sd_status st = sd_cost_load_models(path, models, nm, err);
+    if (st != SD_OK)
+        return st;
+    snprintf(path, sizeof path, "%s/hardware.tsv", in->data_dir);
+    if ((st = sd_cost_load_hardware(path, hw, nh, err)) != SD_OK) {
+        free(*models);
+        return st;
+    }
+    *t = *d = NULL;
+    for (size_t i = 0; i < *nm; i++) {
+        if (strcmp((*models)[i].name, ROOF_TARGET) == 0)
+            *t = &(*models)[i];
+        if (strcmp((*models)[i].name, ROOF_DRAFT) == 0)
+            *d = &(*models)[i];
+    }
+    if (*t == NULL || *d == NULL) {
+        free(*models), free(*hw);
+        return sd_fail(err, SD_EINVAL, "plot: %s/models.tsv lacks %s or %s", in->data_dir, ROOF_TARGET, ROOF_DRAFT);
+    }
+    return SD_OK;
+}
+
+static const double ROOF_CONTEXT = 1024;
+static const double ROOF_GAMMAS[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+static sd_status write_roofline_batch(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
+                                      FILE *gp, sd_error *err)
+{
+    if (in->alpha.n != 1)
+        return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
+    sd_model_spec *models;
+    sd_hardware *hw;
+    size_t nm, nh;
+    const sd_model_spec *t, *d;
+    sd_status st = roof_presets(in, &models, &nm, &hw, &nh, &t, &d, err);
+    if (st != SD_OK)
+        return st;
+    /* only the accelerators that hold the pair at batch 1 */
+    sd_cost_params cp = sd_cost_defaults();
+    size_t kept = 0;
+    for (size_t k = 0; k < nh; k++)
+        if (sd_cost_fits(t, d, &hw[k], &cp, 1, ROOF_CONTEXT, 16))
+            hw[kept++] = hw[k];
+    nh = kept;
+    if (nh == 0) {
+        free(models), free(hw);
+        return sd_fail(err, SD_EINVAL, "plot %s: no accelerator holds %s and %s", name, ROOF_TARGET, ROOF_DRAFT);
+    }
+    const char **cols = calloc(2 * nh + 1, sizeof *cols);
+    char (*names)[96] = calloc(2 * nh, sizeof *names);
+    sd_table *tab = NULL;
+    sd_cell *row = calloc(2 * nh + 1, sizeof *row);
+    if (cols == NULL || names == NULL || row == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+    for (size_t k = 0; st == SD_OK && k < nh; k++) {
+        snprintf(names[2 * k], sizeof names[0], "%s", hw[k].name);
+        snprintf(names[2 * k + 1], sizeof names[0], "%s gamma", hw[k].name);
+        cols[1 + 2 * k] = names[2 * k];
+        cols[2 + 2 * k] = names[2 * k + 1];
+    }
+    cols[0] = "batch";
+    if (st == SD_OK && (tab = sd_table_alloc(2 * nh + 1, cols)) == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+    for (double b = 1; st == SD_OK && b <= 1024; b *= 2) {
+        row[0] = sd_int((long long)b);
+        for (size_t k = 0; k < nh; k++) {
+            sd_roofline_point r;
+            sd_cost_roofline(t, d, &hw[k], &cp, in->alpha.v[0], NULL, 0, ROOF_GAMMAS, 16, b, ROOF_CONTEXT, &r);
+            /* where the weights and KV caches do not fit, gnuplot reads "NaN" as a gap */
+            row[1 + 2 * k] = r.fits ? sd_real(r.improvement_opt) : sd_text("NaN");
+            row[2 + 2 * k] = r.fits ? sd_real(r.gamma_opt) : sd_text("NaN");
+        }
+        st = sd_table_add(tab, row, err);
+    }
+    if (st == SD_OK)
+        st = write_block(dat, tab, 1, err);
+    if (st == SD_OK) {
+        char title[256];
+        snprintf(title, sizeof title, "%s + %s, α = %g, context %.0f (lines end where memory runs out)", ROOF_TARGET,
+                 ROOF_DRAFT, in->alpha.v[0], ROOF_CONTEXT);
+        preamble(gp, name, fmt, title, "batch size (sequences decoded together)", "best improvement (×)");
+        fprintf(gp, "set logscale x 2\nset xrange [1:1024]\nset key right top\nset multiplot layout 2,1\n"
+                    "set yrange [0.9:*]\nset offsets 0, 0, graph 0.25, 0\n"
+                    "plot for [k=0:%zu] \"%s.dat\" index 0 using 1:(column(2 + 2*k)) with linespoints lw 3 pt 7 "
+                    "title columnhead(2 + 2*k), 1 with lines dt 2 lc rgb \"gray30\" title \"no speed-up\"\n"
+                    "unset title\nset ylabel \"optimal γ (0: off)\"\nset yrange [-0.5:*]\nunset key\n"
+                    "plot for [k=0:%zu] \"%s.dat\" index 0 using 1:(column(3 + 2*k)) with steps lw 3\n"
+                    "unset multiplot\n",
+                nh - 1, name, nh - 1, name);
+    }
+    sd_table_free(tab);
+    free(cols), free(names), free(row), free(models), free(hw);
+    return st;
+}
+
+static sd_status write_roofline_map(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
+                                    sd_error *err)
+{
+    if (in->alpha.n != 1)
+        return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
+    sd_model_spec *models;
+    sd_hardware *hw;
+    size_t nm, nh;
+    const sd_model_spec *t, *d;
+    sd_status st = roof_presets(in, &models, &nm, &hw, &nh, &t, &d, err);
+    if (st != SD_OK)
+        return st;
+    const sd_hardware *h = NULL;
+    for (size_t k = 0; k < nh; k++)
+        if (strcmp(hw[k].name, "h200") == 0)
+            h = &hw[k];
+    static const char *const cols[] = { "log2_batch", "log2_context", "improvement_opt", "gamma_opt", "fits" };
+    sd_table *tab = h ? sd_table_alloc(5, cols) : NULL;
+    if (h == NULL)
+        st = sd_fail(err, SD_EINVAL, "plot %s: %s/hardware.tsv lacks h200", name, in->data_dir);
+    else if (tab == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+    sd_cost_params cp = sd_cost_defaults();
+    for (int lc = 8; st == SD_OK && lc <= 17; lc++)
+        for (int lb = 0; st == SD_OK && lb <= 10; lb++) {
+            sd_roofline_point r;
+            sd_cost_roofline(t, d, h, &cp, in->alpha.v[0], NULL, 0, ROOF_GAMMAS, 16, ldexp(1, lb), ldexp(1, lc), &r);
+            const sd_cell row[] = { sd_int(lb), sd_int(lc), sd_real(r.improvement_opt), sd_real(r.gamma_opt),
+                                    sd_int(r.fits) };
+            st = sd_table_add(tab, row, err);
+        }
+    if (st == SD_OK)
+        st = write_block(dat, tab, 1, err);
+    if (st == SD_OK) {
+        char title[256];
+        snprintf(title, sizeof title, "Best improvement (optimal γ printed) on one H200: %s + %s, α = %g", ROOF_TARGET,
+                 ROOF_DRAFT, in->alpha.v[0]);
+        preamble(gp, name, fmt, title, "batch size", "context length (tokens)");
+        fprintf(gp, "set xrange [-0.5:10.5]\nset yrange [7.5:17.5]\nset xtics (\"1\" 0, \"4\" 2, \"16\" 4, \"64\" 6, "
+                    "\"256\" 8, \"1024\" 10)\nset ytics (\"256\" 8, \"1K\" 10, \"4K\" 12, \"16K\" 14, \"64K\" 16)\n"
+                    "set cbrange [1:4]\nset cblabel \"best improvement (× plain decoding)\"\nunset key\n"
+                    "set palette defined (0 \"#440154\", 0.25 \"#3b528b\", 0.5 \"#21918c\", 0.75 \"#5ec962\", 1 \"#fde725\")\n"
+                    "set object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb \"#bdbdbd\" fs solid noborder\n"
+                    "set label 1 \"grey: does not fit in 141 GB\" at graph 0.97, graph 0.93 right front tc rgb \"black\"\n"
+                    "plot \"%s.dat\" index 0 using 1:2:($5 > 0 ? $3 : NaN) with image, \\\n"
+                    "  \"\" index 0 using 1:2:($5 > 0 ? sprintf(\"%%d\", $4) : \"\") with labels tc rgb \"white\" font \",13\"\n",
+                name);
+    }
+    sd_table_free(tab);
+    free(models), free(hw);
+    return st;
+}
+
 /* ---- the table of figures ------------------------------------------------------------ */
 
 const sd_plot_kind sd_plots[] = {
@@ -488,6 +647,10 @@ const sd_plot_kind sd_plots[] = {
       "5", NULL, 1, write_monte_carlo },
     { "adaptive-policies", "fixed, heuristic, threshold and oracle draft lengths, measured, i.i.d. and Markov",
       NULL, "0.02", NULL, NULL, 1, write_policies },
+    { "roofline-batch", "optimal gamma and best improvement against batch size on several accelerators",
+      "0.8", NULL, NULL, NULL, 0, write_roofline_batch },
+    { "roofline-map", "best improvement and optimal gamma over batch x context on one H200", "0.8", NULL, NULL, NULL, 0,
+      write_roofline_map },
     { NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL },
 };
 

@@ -24,6 +24,7 @@ typedef struct {
     uint64_t tokens; /* Monte Carlo figures: emitted tokens per run */
     uint64_t seed;
     unsigned threads;
+    const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are */
 } sd_plot_input;
 
 typedef struct {

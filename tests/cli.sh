@@ -30,6 +30,8 @@ printf 'name\talpha\tcost\tgamma\tspeed\na\t0.5\t0.1\t3\t2\n' > "$T/scen-extra.t
 printf 'name\talpha\tcost\na\t0.5\t0.1\n' > "$T/scen-nogamma.tsv"
 printf '# a comment\nname\talpha\tcost\na\t0.5\t0.1\nb\t1.5\t0.1\n' > "$T/scen-bad.tsv"
 printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
+printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t0\t80\n' > "$T/hw-bad.tsv"
+printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
 
 pass=0
 fail=0

@@ -28,7 +28,7 @@ static void clean_dir(void)
 /* The figure's default inputs, parsed as the CLI does. */
 static sd_plot_input defaults(const sd_plot_kind *k)
 {
-    sd_plot_input in = { { 0 }, { 0 }, { 0 }, { 0 }, 20000, 7, 2 };
+    sd_plot_input in = { { 0 }, { 0 }, { 0 }, { 0 }, 20000, 7, 2, "data" };
     static const sd_domain any = { "--x", 0, INFINITY, 0 };
     if (k->alpha)
         ck_assert_int_eq(sd_parse_list(k->alpha, &any, &in.alpha, NULL), SD_OK);

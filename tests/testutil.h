@@ -27,6 +27,7 @@ Suite *synth_suite(void);
 Suite *engine_suite(void);
 Suite *validate_suite(void);
 Suite *plot_suite(void);
+Suite *cost_suite(void);
 
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);

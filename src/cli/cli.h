@@ -88,6 +88,6 @@ extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
 
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies;
+    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline;
 
 #endif

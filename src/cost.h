@@ -1,0 +1,105 @@
+/* cost.h -- a batch-aware roofline cost model: when verification stops being free.
+ *
+ * Eq. (10) of the seed assumes that gamma + 1 target positions cost one
+ * target step (memory-bound decoding).  That fails as the batch grows.  For
+ * one forward pass over B sequences of n new tokens each at context S:
+ *
+ *   t(B, n, S) = max(FLOPs / (eta_F F), Bytes / (eta_BW BW)) + t0
+ *   FLOPs = 2 P_active B n                       (the weights' multiply-adds)
+ *         + 4 L H d B n (S + (n + 1)/2)          (attention: QK^T and AV over the context)
+ *   Bytes = W(B n) b_w                           (weights read once per pass)
+ *         + B S  kv                              (the KV cache read)
+ *         + B n  kv                              (the new tokens' KV written)
+ *   kv    = 2 L H_kv d b_kv                      (bytes of K and V per token)
+ *
+ * with L layers, H query heads, H_kv KV heads, head dimension d, b_w bytes
+ * per weight, b_kv bytes per KV element.  W(m) is the parameters a pass
+ * over m tokens reads: all of them for a dense model; for a mixture of
+ * experts with E experts of which k serve each token, the shared part plus
+ * the expected share of distinct experts, 1 - (1 - k/E)^m (uniform,
+ * independent routing) -- so verifying more tokens reads more experts.
+ * F is the peak dense FLOP/s, BW the memory bandwidth; eta_F, eta_BW the
+ * fractions of them reached, t0 a fixed per-step overhead.
+ *
+ *   c_effective       = t_draft(B, 1, S) / t_target(B, 1, S)
+ *   verify_cost_ratio = t_target(B, gamma + 1, S) / t_target(B, 1, S)
+ *   improvement(gamma) = E(N) / (gamma c_effective + verify_cost_ratio)
+ *
+ * At small B (memory-bound, t0 small) verify_cost_ratio -> 1 and this is
+ * eq. (10) with c = c_effective.  Tensor parallelism over `devices` GPUs is
+ * modelled as ideal: F, BW and memory multiply.
+ */
+#ifndef SPECDEC_COST_H
+#define SPECDEC_COST_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+typedef struct {
+    char name[64];
+    double params_total, params_active; /* parameters */
+    double bytes_per_param;
+    double layers, heads, kv_heads, head_dim, kv_bytes;
+    double experts, experts_active;     /* 1, 1 for a dense model */
+} sd_model_spec;
+
+typedef struct {
+    char name[64];
+    double flops;      /* peak dense FLOP/s (BF16) */
+    double bandwidth;  /* bytes/s */
+    double memory;     /* bytes */
+} sd_hardware;
+
+typedef struct {
+    double eta_flops, eta_bw; /* fractions of peak reached, (0, 1] */
+    double overhead;          /* t0, seconds per forward pass, >= 0 */
+    double devices;           /* ideal tensor parallelism, >= 1 */
+} sd_cost_params;
+
+/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one device. */
+sd_cost_params sd_cost_defaults(void);
+
+/* Seconds for one forward pass of m over B sequences of n new tokens at
+ * context S (see above); *compute_bound tells which roof limits it. */
+double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+                         double n, double context, int *compute_bound);
+
+/* Bytes of K and V per token. */
+double sd_cost_kv_per_token(const sd_model_spec *m);
+
+/* Whether the weights of both models and their KV caches for B sequences
+ * of S + gamma + 1 tokens fit in the devices' memory. */
+int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
+                 const sd_cost_params *cp, double batch, double context, double gamma);
+
+/* The best draft length at one (batch, context). */
+typedef struct {
+    double gamma_opt;                 /* 0: no gamma in the list beats plain decoding */
+    double improvement_opt;           /* 1 when gamma_opt = 0 */
+    double c_effective;               /* t_draft(B, 1, S) / t_target(B, 1, S) */
+    double verify_cost_ratio;         /* t_target(B, g + 1, S) / t_target(B, 1, S) at g = gamma_opt (1 when 0) */
+    double tokens_per_second;         /* all B sequences together, with speculation at gamma_opt */
+    double tokens_per_second_baseline;/* all B sequences, plain decoding: B / t_target(B, 1, S) */
+    int compute_bound;                /* the target's verification pass at g is compute-bound */
+    int fits;                         /* weights and KV caches (both models, gamma_max) fit */
+} sd_roofline_point;
+
+/* Evaluates improvement(gamma) = E(N) / (gamma c_eff + verify_cost_ratio)
+ * for each gamma in gammas[0..ng-1] and keeps the best.  E(N) is eq. (4)
+ * at alpha, or the product form for acc[0..nacc-1] when acc is not NULL
+ * (gammas must then not exceed nacc). */
+void sd_cost_roofline(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
+                      const sd_cost_params *cp, double alpha, const double *acc, size_t nacc, const double *gammas,
+                      size_t ng, double batch, double context, sd_roofline_point *out);
+
+/* Preset tables from TSV files (header line, # comments): models with
+ * columns name, params_total, params_active, bytes_per_param, layers,
+ * heads, kv_heads, head_dim, kv_bytes, experts, experts_active; hardware
+ * with name, tflops, bandwidth_tbs, memory_gb.  Every figure must be
+ * positive (experts_active <= experts); errors name the file and line.
+ * The arrays are malloc'd; *n counts them. */
+sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err);
+sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err);
+
+#endif
