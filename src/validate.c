@@ -91,13 +91,23 @@ static sd_synth_config synth(const run_ctx *v, size_t vocab, double alpha, sd_re
     return c;
 }
 
+/* One engine run: rule, drafts per position, policy (with its threshold and
+ * gamma_max), gamma, about tokens x scale tokens. */
+static sd_status run_full(const run_ctx *v, const sd_model *m, const char *rule, size_t drafts, sd_policy policy,
+                          size_t gamma, double threshold, size_t gamma_max, double tokens, size_t seq_tokens,
+                          size_t positions, sd_engine_stats *s, sd_error *err)
+{
+    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
+                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL, drafts, threshold,
+                            gamma_max };
+    return sd_engine_run(&ec, s, err);
+}
+
 static sd_status run_drafts(const run_ctx *v, const sd_model *m, const char *rule, size_t drafts, sd_policy policy,
                             size_t gamma, double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s,
                             sd_error *err)
 {
-    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
-                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL, drafts, 0.0, 0 };
-    return sd_engine_run(&ec, s, err);
+    return run_full(v, m, rule, drafts, policy, gamma, 0.0, 0, tokens, seq_tokens, positions, s, err);
 }
 
 static sd_status run_engine(const run_ctx *v, const sd_model *m, const char *rule, sd_policy policy, size_t gamma,
@@ -140,14 +150,19 @@ static sd_status check_output(run_ctx *v, sd_error *err)
     exact_marginals(m, &start, 0, 1.0, marg);
     /* adjusted position by position; the Case-1 control; block verification and
      * three drafts per position (recursive rejection) over positions 1-4 */
-    static const char *const rules[] = { "adjusted", "target", "block", "adjusted" };
-    static const size_t drafts[] = { 1, 1, 1, 3 };
+    static const char *const rules[] = { "adjusted", "target", "block", "adjusted", "adjusted", "adjusted" };
+    static const size_t drafts[] = { 1, 1, 1, 3, 1, 1 };
+    static const sd_policy policies[] = { SD_POLICY_FIXED, SD_POLICY_FIXED, SD_POLICY_FIXED, SD_POLICY_FIXED,
+                                          SD_POLICY_HEURISTIC, SD_POLICY_THRESHOLD };
     static const char *const names[] = { NULL, "2. control: target (Case 1) caught as biased, positions 1-4",
                                          "12. block verification: output = p at positions 1-4 (chi-square)",
-                                         "13. three drafts per position: output = p at positions 1-4 (chi-square)" };
-    for (int k = 0; k < 4 && st == SD_OK; k++) {
+                                         "13. three drafts per position: output = p at positions 1-4 (chi-square)",
+                                         "14. heuristic +2/-1 draft length: output = p at positions 1-4 (chi-square)",
+                                         "14. threshold 0.35 draft length: output = p at positions 1-4 (chi-square)" };
+    for (int k = 0; k < 6 && st == SD_OK; k++) {
         sd_engine_stats s;
-        if ((st = run_drafts(v, m, rules[k], drafts[k], SD_POLICY_FIXED, 3, 1e6, POS, POS, &s, err)) != SD_OK)
+        if ((st = run_full(v, m, rules[k], drafts[k], policies[k], policies[k] == SD_POLICY_HEURISTIC ? 2 : 3, 0.35, 8,
+                           1e6, POS, POS, &s, err)) != SD_OK)
             break;
         double total_stat = 0.0, total_dof = 0.0;
         for (size_t j = 0; j < POS && st == SD_OK; j++) {
@@ -464,6 +479,40 @@ static sd_status check_drafts(run_ctx *v, sd_error *err)
     return st;
 }
 
+/* ---- 15: engine metrics both ways ----------------------------------------------------- */
+
+static sd_status check_metrics(run_ctx *v, sd_error *err)
+{
+    enum { G = 6 };
+    sd_synth_config sc = synth(v, 1000, 0.7, SD_REGIME_CONSTANT);
+    sd_model *m = NULL;
+    sd_status st = sd_model_synth(&sc, &m, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats s;
+    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, G, 1e6, 0, 0, &s, err)) == SD_OK) {
+        /* accepted / drafted, as serving engines count it, against (E(N) - 1) / gamma at alpha_hat */
+        double rate = (double)s.accepted / (double)s.draft_calls, se = sd_engine_mean_n_se(&s) / G;
+        st = z_row(v, "15. engine acceptance rate (accepted / drafted) = (E(N) - 1) / gamma", 
+                   (sd_theory_expected_tokens(s.alpha_hat, G) - 1) / G, rate, se, (double)s.iterations, KIND_CHECK, err);
+        /* alpha from the measured mean acceptance length, through the Brent inversion of eq. (4) */
+        double a_back;
+        if (st == SD_OK && (st = sd_theory_alpha_from_length(sd_engine_mean_n(&s), G, &a_back, err)) == SD_OK) {
+            double h = 1e-6, slope = (sd_theory_expected_tokens(s.alpha_hat + h, G) -
+                                      sd_theory_expected_tokens(s.alpha_hat - h, G)) / (2 * h);
+            double ase = sd_engine_mean_n_se(&s) / slope; /* the delta method */
+            st = z_row(v, "15. alpha from the mean acceptance length = alpha_hat", s.alpha_hat, a_back, ase,
+                       (double)s.iterations, KIND_CHECK, err);
+            if (st == SD_OK)
+                st = z_row(v, "15. control: accepted / drafted taken for alpha", rate, a_back, ase, (double)s.iterations,
+                           KIND_CONTROL, err);
+        }
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
 typedef struct {
     const char *name;
     sd_status (*run)(run_ctx *v, sd_error *err);
@@ -473,11 +522,11 @@ static const check CHECKS[] = {
     { "output", check_output },       { "acceptance", check_acceptance }, { "iteration", check_iteration },
     { "sweep", check_sweep },         { "oracle", check_oracle },         { "alpha-hat", check_alpha_hat },
     { "markov", check_markov },       { "block", check_block },           { "drafts", check_drafts },
-    { NULL, NULL },
+    { "metrics", check_metrics },     { NULL, NULL },
 };
 
 const char *const sd_validate_checks[] = { "output", "acceptance", "iteration", "sweep", "oracle", "alpha-hat",
-                                           "markov", "block", "drafts", NULL };
+                                           "markov", "block", "drafts", "metrics", NULL };
 
 sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err)
 {
