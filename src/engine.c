@@ -610,14 +610,16 @@ sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cos
     sd_engine_stats s, best = { 0 };
     double best_f = -1.0;
     size_t best_g = 1;
-    size_t g_star = o.gamma_opt >= 1 && o.gamma_opt <= (double)gamma_max ? (size_t)o.gamma_opt : gamma_max;
+    size_t g_star = o.gamma_opt < 1 ? 1 : o.gamma_opt <= (double)gamma_max ? (size_t)o.gamma_opt : gamma_max;
     for (size_t g = 1; g <= gamma_max && st == SD_OK; g++) { /* the measured sweep; gamma* is one of its runs */
         ec.gamma = g;
         if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
             break;
         double f = (double)s.tokens / ((double)s.target_calls + cost * (double)s.draft_calls);
         if (g == g_star)
-            st = policy_row(t, o.gamma_opt >= 1 ? "fixed at the closed-form gamma*" : "fixed (eq. 10: do not speculate)",
+            st = policy_row(t, o.gamma_opt < 1                   ? "fixed (eq. 10 says: do not speculate; gamma 1)"
+                               : o.gamma_opt > (double)gamma_max ? "fixed at the closed-form gamma*, capped at gamma_max"
+                                                                 : "fixed at the closed-form gamma*",
                             (double)g, &s, cost, err);
         if (f > best_f) {
             sd_engine_stats_free(&best);

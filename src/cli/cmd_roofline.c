@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cost.h"
+#include "theory.h"
 
 #ifndef SPECDEC_DATA_DIR
 #define SPECDEC_DATA_DIR "data"
@@ -157,9 +158,10 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
     if (st != SD_OK || (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;
     double mean_alpha = alpha;
-    if (acc.n > 0) { /* for the alpha column: the i.i.d. alpha with the vector's E(N) is not needed; show a_1 */
-        mean_alpha = acc.v[0];
-    }
+    if (acc.n > 0 && /* the alpha column: the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance */
+        (st = sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(acc.v, acc.n), (double)acc.n, &mean_alpha,
+                                          err)) != SD_OK)
+        goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++) {
         double ctx = l[1].v[j];
         double from = 0, last_g = -1, breakeven = NAN;
