@@ -224,6 +224,8 @@ START_TEST(adaptive_policies)
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.draft_calls, 6 * s.iterations);
     ck_assert(fabs(sd_engine_mean_n(&s) - sd_theory_expected_tokens(0.8, 6)) < 6 * sd_engine_mean_n_se(&s));
+    /* control: the same run against gamma 5 is caught */
+    ck_assert(fabs(sd_engine_mean_n(&s) - sd_theory_expected_tokens(0.8, 5)) > 9.1 * sd_engine_mean_n_se(&s));
     sd_engine_stats_free(&s);
     ec.policy = SD_POLICY_HEURISTIC;
     ec.gamma = 2;

@@ -67,6 +67,11 @@ START_TEST(cdf_never_draws_zero_weight)
     sd_chisq_add(counts, w, 7, &stat, &dof);
     ck_assert_double_eq(dof, 2);
     ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "chi-square %g", stat);
+    /* negative control: the same counts against weights off by 0.01 are caught */
+    const double off[] = { 0.0, 0.26, 0.0, 0.0, 0.49, 0.25, 0.0 };
+    double cstat = 0, cdof = 0;
+    sd_chisq_add(counts, off, 7, &cstat, &cdof);
+    ck_assert_msg(gsl_cdf_chisq_Q(cstat, cdof) < 1e-7, "control not caught: chi-square %g", cstat);
     sd_cdf_free(&c);
     gsl_rng_free(r);
 
@@ -267,7 +272,9 @@ START_TEST(noisy_and_regime_drafts)
     double mean = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m), var = 0;
     for (size_t c = 0; c < 64; c++)
         var += pow(sd_model_context(m, c)->beta - mean, 2) / 64;
-    ck_assert(fabs(mean - 0.7) < 6 * sqrt(0.7 * 0.3 / 21 / 64)); /* Beta(14, 6): sd 0.1 */
+    double sd_mean = sqrt(0.7 * 0.3 / 21 / 64); /* Beta(14, 6) has sd 0.1; 64 contexts */
+    ck_assert(fabs(mean - 0.7) < 6 * sd_mean);
+    ck_assert(fabs(mean - 0.85) > 9.1 * sd_mean); /* control: a mean of 0.85 would be caught */
     ck_assert(var > 0.001);
     sd_model_free(m);
 }
