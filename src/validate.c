@@ -450,6 +450,10 @@ static sd_status check_block(run_ctx *v, sd_error *err)
                                    : "12. block >= token-wise tokens per iteration (zipf, alpha 0.8, gamma 5)",
                          sd_engine_mean_n(&tw), sd_engine_mean_n(&bl), -Z_LIMIT * se, gsl_cdf_ugaussian_P(gap / se),
                          (double)bl.iterations, gap >= -Z_LIMIT * se, KIND_CHECK, err);
+        if (st == SD_OK && i == 0) /* the same one-sided test the other way round must fail */
+            st = add_row(v, "12. control: token-wise >= block tokens per iteration (reference pair)",
+                         sd_engine_mean_n(&bl), sd_engine_mean_n(&tw), -Z_LIMIT * se, gsl_cdf_ugaussian_P(-gap / se),
+                         (double)tw.iterations, -gap >= -Z_LIMIT * se, KIND_CONTROL, err);
         sd_engine_stats_free(&tw);
         sd_engine_stats_free(&bl);
     }
