@@ -116,12 +116,12 @@ static double far_out(double u, void *params)
     return u - e->ln_d - log1p((1.0 + u) * exp(-e->ln_d));
 }
 
-/* Brent's method on a bracketing interval, to 2 eps relative. */
-static sd_status brent(double (*fn)(double, void *), u_equation *eq, double lo, double hi,
-                       double *root, sd_error *err)
+/* Brent's method (GSL) on a bracketing interval, to 2 eps relative. */
+static sd_status brent(double (*fn)(double, void *), void *params, double lo, double hi, double *root,
+                       sd_error *err)
 {
     enum { MAX_ITER = 200 };
-    gsl_function f = { fn, eq };
+    gsl_function f = { fn, params };
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (s == NULL)
         return sd_fail(err, SD_ENOMEM, "optimal: out of memory");
@@ -140,7 +140,7 @@ static sd_status brent(double (*fn)(double, void *), u_equation *eq, double lo, 
     *root = gsl_root_fsolver_root(s);
     gsl_root_fsolver_free(s);
     if (status != GSL_SUCCESS)
-        return sd_fail(err, SD_EFAIL, "optimal: root finder failed: %s", gsl_strerror(status));
+        return sd_fail(err, SD_EFAIL, "GSL root finder failed: %s", gsl_strerror(status));
     return SD_OK;
 }
 
@@ -329,26 +329,7 @@ sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *
         return SD_OK;
     }
     length_eq eq = { gamma, mean_length };
-    gsl_function f = { length_gap, &eq };
-    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-    if (s == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
-    int status = gsl_root_fsolver_set(s, &f, 0.0, 1.0);
-    for (int i = 0; status == GSL_SUCCESS && i < 200; i++) {
-        if ((status = gsl_root_fsolver_iterate(s)) != GSL_SUCCESS)
-            break;
-        status = gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0.0,
-                                        2.0 * DBL_EPSILON);
-        if (status == GSL_CONTINUE)
-            status = i + 1 < 200 ? GSL_SUCCESS : GSL_EMAXITER;
-        else
-            break;
-    }
-    *alpha = gsl_root_fsolver_root(s);
-    gsl_root_fsolver_free(s);
-    if (status != GSL_SUCCESS)
-        return sd_fail(err, SD_EFAIL, "metrics: root finder failed: %s", gsl_strerror(status));
-    return SD_OK;
+    return brent(length_gap, &eq, 0.0, 1.0, alpha, err); /* E(N) rises with alpha: one root in [0, 1] */
 }
 
 sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err)
