@@ -116,6 +116,19 @@ static sd_status run_engine(const run_ctx *v, const sd_model *m, const char *rul
     return run_drafts(v, m, rule, 1, policy, gamma, tokens, seq_tokens, positions, s, err);
 }
 
+/* Builds the synthetic model sc and runs it once (whole chunks); on success
+ * the caller frees both the model and the statistics. */
+static sd_status model_run(const run_ctx *v, const sd_synth_config *sc, size_t drafts, sd_policy policy, size_t gamma,
+                           double tokens, sd_model **m, sd_engine_stats *s, sd_error *err)
+{
+    sd_status st = sd_model_synth(sc, m, err);
+    if (st == SD_OK && (st = run_drafts(v, *m, "adjusted", drafts, policy, gamma, tokens, 0, 0, s, err)) != SD_OK) {
+        sd_model_free(*m);
+        *m = NULL;
+    }
+    return st;
+}
+
 /* ---- 1, 2: the output distribution, position by position --------------------- */
 
 enum { POS = 4, POS_VOCAB = 8 };
@@ -330,19 +343,17 @@ static sd_status check_sweep(run_ctx *v, sd_error *err)
 static sd_status check_oracle(run_ctx *v, sd_error *err)
 {
     sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
-    sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_model *m;
+    sd_engine_stats s;
+    sd_status st = model_run(v, &sc, 1, SD_POLICY_ORACLE, 0, 1e6, &m, &s, err);
     if (st != SD_OK)
         return st;
-    sd_engine_stats s;
-    if ((st = run_engine(v, m, "adjusted", SD_POLICY_ORACLE, 0, 1e6, 0, 0, &s, err)) == SD_OK) {
-        st = mean_n_row(v, "9. oracle (draft until rejection) = 1 / (1 - alpha_hat)", sd_theory_ceiling(s.alpha_hat),
-                        &s, KIND_CHECK, err);
-        if (st == SD_OK)
-            st = mean_n_row(v, "9. control: oracle = E(N) at the fixed gamma_opt = 11",
-                            sd_theory_expected_tokens(s.alpha_hat, 11), &s, KIND_CONTROL, err);
-        sd_engine_stats_free(&s);
-    }
+    st = mean_n_row(v, "9. oracle (draft until rejection) = 1 / (1 - alpha_hat)", sd_theory_ceiling(s.alpha_hat), &s,
+                    KIND_CHECK, err);
+    if (st == SD_OK)
+        st = mean_n_row(v, "9. control: oracle = E(N) at the fixed gamma_opt = 11",
+                        sd_theory_expected_tokens(s.alpha_hat, 11), &s, KIND_CONTROL, err);
+    sd_engine_stats_free(&s);
     sd_model_free(m);
     return st;
 }
@@ -383,29 +394,27 @@ static sd_status check_alpha_hat(run_ctx *v, sd_error *err)
 static sd_status check_markov(run_ctx *v, sd_error *err)
 {
     sd_synth_config sc = synth(v, 1000, NAN, SD_REGIME_MARKOV);
-    sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_model *m;
+    sd_engine_stats s;
+    sd_status st = model_run(v, &sc, 1, SD_POLICY_FIXED, 5, 1e6, &m, &s, err);
     if (st != SD_OK)
         return st;
-    sd_engine_stats s;
-    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, 5, 1e6, 0, 0, &s, err)) == SD_OK) {
-        const sd_markov mk = { sc.alpha_easy, sc.alpha_hard, sc.stay };
-        double exact = sd_theory_markov_expected_tokens(&mk, 5);
-        st = mean_n_row(v, "11. markov acceptance (0.95 / 0.3, stay 0.9): transfer-matrix E(N) = measured", exact, &s,
-                        KIND_CHECK, err);
-        if (st == SD_OK)
-            st = mean_n_row(v, "11. control: markov E(N) with the i.i.d. eq. (4) at the mean alpha 0.625",
-                            sd_theory_expected_tokens(sd_theory_markov_mean_alpha(&mk), 5), &s, KIND_CONTROL, err);
-        if (st == SD_OK) /* the finding: how far the i.i.d. formula is off, relative */
-            st = add_row(v, "11. finding: relative error of the i.i.d. eq. (4) at the same mean alpha",
-                         0.0, sd_theory_expected_tokens(sd_theory_markov_mean_alpha(&mk), 5) / exact - 1.0, 0.0, 1.0,
-                         (double)s.iterations, 1, KIND_FINDING, err);
-        sd_gof g;
-        if (st == SD_OK && (st = sd_engine_output_gof(m, sd_verify_find("adjusted"), &s, &g, err)) == SD_OK)
-            st = chisq_row(v, "11. markov acceptance: output = p given the context (chi-square)", g.statistic, g.dof,
-                           (double)s.tokens, KIND_CHECK, err);
-        sd_engine_stats_free(&s);
-    }
+    const sd_markov mk = { sc.alpha_easy, sc.alpha_hard, sc.stay };
+    double exact = sd_theory_markov_expected_tokens(&mk, 5);
+    double iid = sd_theory_expected_tokens(sd_theory_markov_mean_alpha(&mk), 5);
+    st = mean_n_row(v, "11. markov acceptance (0.95 / 0.3, stay 0.9): transfer-matrix E(N) = measured", exact, &s,
+                    KIND_CHECK, err);
+    if (st == SD_OK)
+        st = mean_n_row(v, "11. control: markov E(N) with the i.i.d. eq. (4) at the mean alpha 0.625", iid, &s,
+                        KIND_CONTROL, err);
+    if (st == SD_OK) /* the finding: how far the i.i.d. formula is off, relative */
+        st = add_row(v, "11. finding: relative error of the i.i.d. eq. (4) at the same mean alpha", 0.0,
+                     iid / exact - 1.0, 0.0, 1.0, (double)s.iterations, 1, KIND_FINDING, err);
+    sd_gof g;
+    if (st == SD_OK && (st = sd_engine_output_gof(m, sd_verify_find("adjusted"), &s, &g, err)) == SD_OK)
+        st = chisq_row(v, "11. markov acceptance: output = p given the context (chi-square)", g.statistic, g.dof,
+                       (double)s.tokens, KIND_CHECK, err);
+    sd_engine_stats_free(&s);
     sd_model_free(m);
     return st;
 }
@@ -465,20 +474,18 @@ static sd_status check_block(run_ctx *v, sd_error *err)
 static sd_status check_drafts(run_ctx *v, sd_error *err)
 {
     sd_synth_config sc = synth(v, 200, 0.6, SD_REGIME_CONSTANT);
-    sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_model *m;
+    sd_engine_stats s;
+    sd_status st = model_run(v, &sc, 3, SD_POLICY_FIXED, 4, 1e6, &m, &s, err);
     if (st != SD_OK)
         return st;
-    sd_engine_stats s;
-    if ((st = run_drafts(v, m, "adjusted", 3, SD_POLICY_FIXED, 4, 1e6, 0, 0, &s, err)) == SD_OK) {
-        /* alpha_hat here is the mean over visited prefixes of the 3-draft acceptance (dist.h) */
-        st = mean_n_row(v, "13. three drafts: tokens per iteration = eq. (4) at the 3-draft acceptance",
-                        sd_theory_expected_tokens(s.alpha_hat, 4), &s, KIND_CHECK, err);
-        if (st == SD_OK)
-            st = mean_n_row(v, "13. control: three drafts at the one-draft alpha 0.6", sd_theory_expected_tokens(0.6, 4),
-                            &s, KIND_CONTROL, err);
-        sd_engine_stats_free(&s);
-    }
+    /* alpha_hat here is the mean over visited prefixes of the 3-draft acceptance (dist.h) */
+    st = mean_n_row(v, "13. three drafts: tokens per iteration = eq. (4) at the 3-draft acceptance",
+                    sd_theory_expected_tokens(s.alpha_hat, 4), &s, KIND_CHECK, err);
+    if (st == SD_OK)
+        st = mean_n_row(v, "13. control: three drafts at the one-draft alpha 0.6", sd_theory_expected_tokens(0.6, 4), &s,
+                        KIND_CONTROL, err);
+    sd_engine_stats_free(&s);
     sd_model_free(m);
     return st;
 }
@@ -489,30 +496,28 @@ static sd_status check_metrics(run_ctx *v, sd_error *err)
 {
     enum { G = 6 };
     sd_synth_config sc = synth(v, 1000, 0.7, SD_REGIME_CONSTANT);
-    sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_model *m;
+    sd_engine_stats s;
+    sd_status st = model_run(v, &sc, 1, SD_POLICY_FIXED, G, 1e6, &m, &s, err);
     if (st != SD_OK)
         return st;
-    sd_engine_stats s;
-    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, G, 1e6, 0, 0, &s, err)) == SD_OK) {
-        /* accepted / drafted, as serving engines count it, against (E(N) - 1) / gamma at alpha_hat */
-        double rate = (double)s.accepted / (double)s.draft_calls, se = sd_engine_mean_n_se(&s) / G;
-        st = z_row(v, "15. engine acceptance rate (accepted / drafted) = (E(N) - 1) / gamma", 
-                   (sd_theory_expected_tokens(s.alpha_hat, G) - 1) / G, rate, se, (double)s.iterations, KIND_CHECK, err);
-        /* alpha from the measured mean acceptance length, through the Brent inversion of eq. (4) */
-        double a_back;
-        if (st == SD_OK && (st = sd_theory_alpha_from_length(sd_engine_mean_n(&s), G, &a_back, err)) == SD_OK) {
-            double h = 1e-6, slope = (sd_theory_expected_tokens(s.alpha_hat + h, G) -
-                                      sd_theory_expected_tokens(s.alpha_hat - h, G)) / (2 * h);
-            double ase = sd_engine_mean_n_se(&s) / slope; /* the delta method */
-            st = z_row(v, "15. alpha from the mean acceptance length = alpha_hat", s.alpha_hat, a_back, ase,
-                       (double)s.iterations, KIND_CHECK, err);
-            if (st == SD_OK)
-                st = z_row(v, "15. control: accepted / drafted taken for alpha", rate, a_back, ase, (double)s.iterations,
-                           KIND_CONTROL, err);
-        }
-        sd_engine_stats_free(&s);
+    /* accepted / drafted, as serving engines count it, against (E(N) - 1) / gamma at alpha_hat */
+    double rate = (double)s.accepted / (double)s.draft_calls, se = sd_engine_mean_n_se(&s) / G;
+    st = z_row(v, "15. engine acceptance rate (accepted / drafted) = (E(N) - 1) / gamma",
+               (sd_theory_expected_tokens(s.alpha_hat, G) - 1) / G, rate, se, (double)s.iterations, KIND_CHECK, err);
+    /* alpha from the measured mean acceptance length, through the Brent inversion of eq. (4) */
+    double a_back;
+    if (st == SD_OK && (st = sd_theory_alpha_from_length(sd_engine_mean_n(&s), G, &a_back, err)) == SD_OK) {
+        double h = 1e-6, slope = (sd_theory_expected_tokens(s.alpha_hat + h, G) -
+                                  sd_theory_expected_tokens(s.alpha_hat - h, G)) / (2 * h);
+        double ase = sd_engine_mean_n_se(&s) / slope; /* the delta method */
+        st = z_row(v, "15. alpha from the mean acceptance length = alpha_hat", s.alpha_hat, a_back, ase,
+                   (double)s.iterations, KIND_CHECK, err);
+        if (st == SD_OK)
+            st = z_row(v, "15. control: accepted / drafted taken for alpha", rate, a_back, ase, (double)s.iterations,
+                       KIND_CONTROL, err);
     }
+    sd_engine_stats_free(&s);
     sd_model_free(m);
     return st;
 }
