@@ -370,9 +370,9 @@ static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, sd
         return sd_fail(err, SD_EINVAL, "plot %s: give one --gamma", name);
     size_t g = (size_t)in->gamma.v[0];
     static const char *const cols[] = { "alpha", "iid_alpha_hat", "iid_mean", "iid_ci", "markov_alpha_hat",
-                                        "markov_mean", "markov_ci" };
+                                        "markov_mean", "markov_ci", "markov_theory" };
     static const char *const curve_cols[] = { "alpha", "expected_tokens" };
-    sd_table *t = sd_table_alloc(7, cols), *curve = sd_table_alloc(2, curve_cols);
+    sd_table *t = sd_table_alloc(8, cols), *curve = sd_table_alloc(2, curve_cols);
     sd_status st = t && curve ? SD_OK : sd_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < in->alpha.n && st == SD_OK; i++) {
         double a = in->alpha.v[i], d = 0.6 * fmin(a, 1.0 - a);
@@ -383,9 +383,11 @@ static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, sd
             sd_engine_stats_free(&si);
             break;
         }
+        const sd_markov mk = { a + d, a - d, 0.9 };
         const sd_cell r[] = { sd_real(a), sd_real(si.alpha_hat), sd_real(sd_engine_mean_n(&si)),
                               sd_real(1.96 * sd_engine_mean_n_se(&si)), sd_real(sm.alpha_hat),
-                              sd_real(sd_engine_mean_n(&sm)), sd_real(1.96 * sd_engine_mean_n_se(&sm)) };
+                              sd_real(sd_engine_mean_n(&sm)), sd_real(1.96 * sd_engine_mean_n_se(&sm)),
+                              sd_real(sd_theory_markov_expected_tokens(&mk, (double)g)) };
         st = sd_table_add(t, r, err);
         sd_engine_stats_free(&si);
         sd_engine_stats_free(&sm);
@@ -409,7 +411,9 @@ static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, sd
                 "  \"\" index 0 using 2:3:4 with yerrorbars pt 7 ps 1.6 lw 2 lc rgb \"#1a9850\" "
                 "title \"engine, i.i.d. acceptance (95%% interval)\", \\\n"
                 "  \"\" index 0 using 5:6:7 with yerrorbars pt 5 ps 1.6 lw 2 lc rgb \"#d73027\" "
-                "title \"engine, Markov easy/hard acceptance, stay 0.9 (95%% interval)\"\n",
+                "title \"engine, Markov easy/hard acceptance, stay 0.9 (95%% interval)\", \\\n"
+                "  \"\" index 0 using 5:8 with points pt 4 ps 2.6 lw 2 lc rgb \"black\" "
+                "title \"Markov closed form (transfer matrix)\"\n",
             name);
     return SD_OK;
 }
