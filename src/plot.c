@@ -82,9 +82,10 @@ static double curve_value(curve_kind k, double alpha, double cost, double mu, do
     return NAN;
 }
 
-static sd_status write_curves(curve_kind kind, const sd_plot_input *in, const char *name, sd_plot_format fmt,
-                              FILE *dat, FILE *gp, sd_error *err)
+static sd_status write_curves(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
+                              FILE *gp, sd_error *err)
 {
+    const curve_kind kind = (curve_kind)variant;
     static double zero_value[1] = { 0.0 };
     static const sd_list zero = { zero_value, 1 };
     const sd_list *cost = kind == CURVE_IMPROVEMENT ? &in->cost : &zero, *mu = kind == CURVE_FLOPS ? &in->mu : &zero;
@@ -198,33 +199,16 @@ done:
     return st;
 }
 
-static sd_status write_improvement(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
-                                   FILE *gp, sd_error *err)
-{
-    return write_curves(CURVE_IMPROVEMENT, in, name, fmt, dat, gp, err);
-}
-
-static sd_status write_tokens(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
-                              sd_error *err)
-{
-    return write_curves(CURVE_TOKENS, in, name, fmt, dat, gp, err);
-}
-
-static sd_status write_flops(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
-                             sd_error *err)
-{
-    return write_curves(CURVE_FLOPS, in, name, fmt, dat, gp, err);
-}
-
 /* ---- heatmaps over (alpha, c) -------------------------------------------------- */
 
 typedef enum { MAP_GAMMA, MAP_IMPROVEMENT } map_kind;
 
 static const double GAMMA_CAP = 256.0; /* the colour scale's top: 256 or more, or unbounded */
 
-static sd_status write_map(map_kind kind, const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
+static sd_status write_map(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
                            FILE *gp, sd_error *err)
 {
+    const map_kind kind = (map_kind)variant;
     static const char *const cols[] = { "alpha", "cost", "value" };
     sd_table *t = sd_table_alloc(3, cols);
     if (t == NULL)
@@ -290,18 +274,6 @@ static sd_status write_map(map_kind kind, const sd_plot_input *in, const char *n
     return SD_OK;
 }
 
-static sd_status write_gamma_map(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
-                                 sd_error *err)
-{
-    return write_map(MAP_GAMMA, in, name, fmt, dat, gp, err);
-}
-
-static sd_status write_best_map(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
-                                sd_error *err)
-{
-    return write_map(MAP_IMPROVEMENT, in, name, fmt, dat, gp, err);
-}
-
 /* ---- Monte Carlo figures ------------------------------------------------------------- */
 
 static sd_status run_model(const sd_plot_input *in, sd_regime regime, double alpha, double easy, double hard,
@@ -320,9 +292,10 @@ static sd_status run_model(const sd_plot_input *in, sd_regime regime, double alp
     return st;
 }
 
-static sd_status write_n_distribution(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
+static sd_status write_n_distribution(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
                                       FILE *gp, sd_error *err)
 {
+    (void)variant;
     if (in->alpha.n != 1 || in->gamma.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha and one --gamma", name);
     double alpha = in->alpha.v[0];
@@ -363,9 +336,10 @@ static sd_status write_n_distribution(const sd_plot_input *in, const char *name,
     return st;
 }
 
-static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
+static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
                                    FILE *gp, sd_error *err)
 {
+    (void)variant;
     if (in->gamma.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --gamma", name);
     size_t g = (size_t)in->gamma.v[0];
@@ -419,9 +393,10 @@ static sd_status write_monte_carlo(const sd_plot_input *in, const char *name, sd
 }
 
 /* The policies of sd_engine_policies on an i.i.d. and a Markov model, as grouped bars. */
-static sd_status write_policies(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
+static sd_status write_policies(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat, FILE *gp,
                                 sd_error *err)
 {
+    (void)variant;
     if (in->cost.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --cost", name);
     double cost = in->cost.v[0];
@@ -507,9 +482,10 @@ static sd_status roof_presets(const sd_plot_input *in, sd_model_spec **models, s
 static const double ROOF_CONTEXT = 1024;
 static const double ROOF_GAMMAS[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
 
-static sd_status write_roofline_batch(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat,
+static sd_status write_roofline_batch(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
                                       FILE *gp, sd_error *err)
 {
+    (void)variant;
     if (in->alpha.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
     sd_model_spec *models;
@@ -577,9 +553,10 @@ static sd_status write_roofline_batch(const sd_plot_input *in, const char *name,
     return st;
 }
 
-static sd_status write_roofline_map(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
+static sd_status write_roofline_map(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat, FILE *gp,
                                     sd_error *err)
 {
+    (void)variant;
     if (in->alpha.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
     sd_model_spec *models;
@@ -634,28 +611,28 @@ static sd_status write_roofline_map(const sd_plot_input *in, const char *name, s
 
 const sd_plot_kind sd_plots[] = {
     { "improvement-vs-gamma", "f(γ) against γ for several c at one α, optima marked (the seed's figure)",
-      "0.8", "0,0.01,0.02,0.05,0.1", "1:40", NULL, 0, write_improvement },
+      "0.8", "0,0.01,0.02,0.05,0.1", "1:40", NULL, 0, CURVE_IMPROVEMENT, write_curves },
     { "improvement-vs-gamma-alpha", "f(γ) against γ for several α at one c, optima marked",
-      "0.6,0.7,0.8,0.9", "0.02", "1:40", NULL, 0, write_improvement },
+      "0.6,0.7,0.8,0.9", "0.02", "1:40", NULL, 0, CURVE_IMPROVEMENT, write_curves },
     { "expected-tokens", "E(N) against γ with the ceilings 1/(1 − α)", "0.5,0.6,0.7,0.8,0.9", NULL, "1:40", NULL,
-      0, write_tokens },
+      0, CURVE_TOKENS, write_curves },
     { "optimal-gamma-map", "heatmap of the optimal γ over α and c, the α ≤ c region shown",
-      "0.005:0.995:0.005", "0:0.5:0.0025", NULL, NULL, 0, write_gamma_map },
+      "0.005:0.995:0.005", "0:0.5:0.0025", NULL, NULL, 0, MAP_GAMMA, write_map },
     { "best-improvement-map", "heatmap of the best improvement over α and c",
-      "0.005:0.995:0.005", "0:0.5:0.0025", NULL, NULL, 0, write_best_map },
+      "0.005:0.995:0.005", "0:0.5:0.0025", NULL, NULL, 0, MAP_IMPROVEMENT, write_map },
     { "flop-factor", "the FLOP factor against γ for several α and μ", "0.6,0.8,0.9", NULL, "1:25", "0,0.05", 0,
-      write_flops },
+      CURVE_FLOPS, write_curves },
     { "n-distribution", "the PMF of N: theory as bars, the engine as points with 95% intervals", "0.8", NULL, "5",
-      NULL, 1, write_n_distribution },
+      NULL, 1, 0, write_n_distribution },
     { "monte-carlo", "engine E(N) against eq. (4) across α, i.i.d. and Markov acceptance", "0.3:0.95:0.05", NULL,
-      "5", NULL, 1, write_monte_carlo },
+      "5", NULL, 1, 0, write_monte_carlo },
     { "adaptive-policies", "fixed, heuristic, threshold and oracle draft lengths, measured, i.i.d. and Markov",
-      NULL, "0.02", NULL, NULL, 1, write_policies },
+      NULL, "0.02", NULL, NULL, 1, 0, write_policies },
     { "roofline-batch", "optimal gamma and best improvement against batch size on several accelerators",
-      "0.8", NULL, NULL, NULL, 0, write_roofline_batch },
+      "0.8", NULL, NULL, NULL, 0, 0, write_roofline_batch },
     { "roofline-map", "best improvement and optimal gamma over batch x context on one H200", "0.8", NULL, NULL, NULL, 0,
-      write_roofline_map },
-    { NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL },
+      0, write_roofline_map },
+    { NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, NULL },
 };
 
 const sd_plot_kind *sd_plot_find(const char *name)
@@ -703,7 +680,7 @@ sd_status sd_plot_write(const sd_plot_kind *k, const sd_plot_input *in, const ch
         return sd_fail(err, SD_EIO, "%s: cannot write: %s", dat ? gpath : dpath, strerror(errno));
     }
     fprintf(dat, "# specdec %s: data of the figure %s (%s)\n", SPECDEC_VERSION, k->name, k->summary);
-    st = k->write(in, k->name, fmt, dat, gp, err);
+    st = k->write(in, k->name, k->variant, fmt, dat, gp, err);
     int bad = fclose(dat) != 0;
     bad |= fclose(gp) != 0;
     if (st == SD_OK && bad)

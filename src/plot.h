@@ -33,8 +33,9 @@ typedef struct {
     /* defaults, as list texts (parse.h), for the inputs the figure uses; NULL = not used */
     const char *alpha, *cost, *gamma, *mu;
     int monte_carlo; /* uses tokens and seed */
-    sd_status (*write)(const sd_plot_input *in, const char *name, sd_plot_format fmt, FILE *dat, FILE *gp,
-                       sd_error *err);
+    int variant;     /* passed to write: one writer draws several figures */
+    sd_status (*write)(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
+                       FILE *gp, sd_error *err);
 } sd_plot_kind;
 
 /* The figures, ending with a row of NULLs. */
