@@ -36,6 +36,7 @@
 
 #include "status.h"
 
+/* Both preset records start with their name (the CLI looks them up by it). */
 typedef struct {
     char name[64];
     double params_total, params_active; /* parameters */

@@ -452,9 +452,12 @@ static sd_status write_policies(const sd_plot_input *in, const char *name, int v
 static const char *const ROOF_TARGET = "llama-3.1-70b-fp8", *const ROOF_DRAFT = "llama-3.2-1b";
 
 /* The presets a roofline figure needs: the target, the draft and the hardware list. */
-static sd_status roof_presets(const sd_plot_input *in, sd_model_spec **models, size_t *nm, sd_hardware **hw,
-                              size_t *nh, const sd_model_spec **t, const sd_model_spec **d, sd_error *err)
+static sd_status roof_presets(const sd_plot_input *in, const char *name, sd_model_spec **models, size_t *nm,
+                              sd_hardware **hw, size_t *nh, const sd_model_spec **t, const sd_model_spec **d,
+                              sd_error *err)
 {
+    if (in->alpha.n != 1)
+        return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
     char path[4096];
     snprintf(path, sizeof path, "%s/models.tsv", in->data_dir);
     sd_status st = sd_cost_load_models(path, models, nm, err);
@@ -486,13 +489,11 @@ static sd_status write_roofline_batch(const sd_plot_input *in, const char *name,
                                       FILE *gp, sd_error *err)
 {
     (void)variant;
-    if (in->alpha.n != 1)
-        return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
     sd_model_spec *models;
     sd_hardware *hw;
     size_t nm, nh;
     const sd_model_spec *t, *d;
-    sd_status st = roof_presets(in, &models, &nm, &hw, &nh, &t, &d, err);
+    sd_status st = roof_presets(in, name, &models, &nm, &hw, &nh, &t, &d, err);
     if (st != SD_OK)
         return st;
     /* only the accelerators that hold the pair at batch 1 */
@@ -557,13 +558,11 @@ static sd_status write_roofline_map(const sd_plot_input *in, const char *name, i
                                     sd_error *err)
 {
     (void)variant;
-    if (in->alpha.n != 1)
-        return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
     sd_model_spec *models;
     sd_hardware *hw;
     size_t nm, nh;
     const sd_model_spec *t, *d;
-    sd_status st = roof_presets(in, &models, &nm, &hw, &nh, &t, &d, err);
+    sd_status st = roof_presets(in, name, &models, &nm, &hw, &nh, &t, &d, err);
     if (st != SD_OK)
         return st;
     const sd_hardware *h = NULL;

@@ -43,38 +43,26 @@ static sd_status load_presets(const cli_args *a, presets *p, sd_error *err)
     return st;
 }
 
-/* The preset called by option `option`, or an error listing the known ones. */
-static sd_status find_model(const cli_args *a, const presets *p, const char *option, const sd_model_spec **out,
-                            sd_error *err)
+/* The index of the preset named by `option` among n records of `stride`
+ * bytes that each start with their name (sd_model_spec, sd_hardware), or an
+ * error listing the known ones. */
+static sd_status find_preset(const cli_args *a, const char *option, const char *kind, const void *records, size_t n,
+                             size_t stride, size_t *index, sd_error *err)
 {
     const char *name = cli_value(a, option);
     char known[1024] = "";
     if (name == NULL)
-        return sd_fail(err, SD_EINVAL, "%s is required; see 'specdec roofline --list-models'", option);
-    for (size_t i = 0; i < p->nmodels; i++) {
-        if (strcmp(p->models[i].name, name) == 0) {
-            *out = &p->models[i];
+        return sd_fail(err, SD_EINVAL, "%s is required; see 'specdec roofline --list-%s'", option,
+                       strcmp(kind, "model") == 0 ? "models" : kind);
+    for (size_t i = 0; i < n; i++) {
+        const char *candidate = (const char *)records + i * stride;
+        if (strcmp(candidate, name) == 0) {
+            *index = i;
             return SD_OK;
         }
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", p->models[i].name);
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", candidate);
     }
-    return sd_fail(err, SD_EINVAL, "%s: unknown model '%s'; known: %s", option, name, known);
-}
-
-static sd_status find_hardware(const cli_args *a, const presets *p, const sd_hardware **out, sd_error *err)
-{
-    const char *name = cli_value(a, "--hardware");
-    char known[1024] = "";
-    if (name == NULL)
-        return sd_fail(err, SD_EINVAL, "--hardware is required; see 'specdec roofline --list-hardware'");
-    for (size_t i = 0; i < p->nhw; i++) {
-        if (strcmp(p->hw[i].name, name) == 0) {
-            *out = &p->hw[i];
-            return SD_OK;
-        }
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", p->hw[i].name);
-    }
-    return sd_fail(err, SD_EINVAL, "--hardware: unknown hardware '%s'; known: %s", name, known);
+    return sd_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", option, kind, name, known);
 }
 
 static sd_status list_models(const presets *p, sd_table **out, sd_error *err)
@@ -129,9 +117,13 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         st = cli_given(a, "--list-models") ? list_models(&p, &t, err) : list_hardware(&p, &t, err);
         goto done;
     }
-    if ((st = find_model(a, &p, "--target", &target, err)) != SD_OK ||
-        (st = find_model(a, &p, "--draft", &draft, err)) != SD_OK || (st = find_hardware(a, &p, &hw, err)) != SD_OK ||
-        (st = cli_number(a, &ETA_F, "0.5", &cp.eta_flops, err)) != SD_OK ||
+    size_t it, id, ih;
+    if ((st = find_preset(a, "--target", "model", p.models, p.nmodels, sizeof *p.models, &it, err)) != SD_OK ||
+        (st = find_preset(a, "--draft", "model", p.models, p.nmodels, sizeof *p.models, &id, err)) != SD_OK ||
+        (st = find_preset(a, "--hardware", "hardware", p.hw, p.nhw, sizeof *p.hw, &ih, err)) != SD_OK)
+        goto done;
+    target = &p.models[it], draft = &p.models[id], hw = &p.hw[ih];
+    if ((st = cli_number(a, &ETA_F, "0.5", &cp.eta_flops, err)) != SD_OK ||
         (st = cli_number(a, &ETA_BW, "0.8", &cp.eta_bw, err)) != SD_OK ||
         (st = cli_number(a, &OVERHEAD, "2e-5", &cp.overhead, err)) != SD_OK ||
         (st = cli_number(a, &DEVICES, "1", &cp.devices, err)) != SD_OK ||
