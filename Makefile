@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli sanitize bench plots deps clean help
+.PHONY: all run check test-unit test-cli test-install sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -24,9 +24,25 @@ ifeq ($(SAN),1)
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 
+# Installation folders (GNU conventions); DESTDIR stages the whole tree.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+DESTDIR    ?=
+
+VERSION_MAJOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MAJOR //p' include/specdec.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MINOR //p' include/specdec.h)
+VERSION       := $(shell sed -n 's/^\#define SPECDEC_VERSION "\(.*\)"/\1/p' include/specdec.h)
+
 # Deferred (=) so that pkg-config runs after `deps` has installed the packages.
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -DHAVE_INLINE $(WARNINGS) $(CFLAGS) $(SANFLAGS) -Isrc \
-             $(shell pkg-config --cflags gsl)
+# The program sees only include/ (the public headers); the library also src/.
+BASE_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -DHAVE_INLINE $(WARNINGS) $(CFLAGS) $(SANFLAGS) -Iinclude \
+              $(shell pkg-config --cflags gsl)
+ALL_CFLAGS  = $(BASE_CFLAGS) -Isrc
 LIBS       = $(shell pkg-config --libs gsl) -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 
@@ -41,11 +57,15 @@ BENCH_TOKENS ?= 10000000
 SPECDEC := $(BUILD)/specdec
 TESTS   := $(BUILD)/specdec-tests
 LIBA    := $(BUILD)/libspecdec.a
+SONAME  := libspecdec.so.$(VERSION_MAJOR)
+LIBSO   := $(BUILD)/libspecdec.so.$(VERSION_MAJOR).$(VERSION_MINOR)
+PUBLIC_HEADERS := $(wildcard include/specdec/*.h)
+DATA_FILES     := $(wildcard data/*.tsv data/*.txt)
 
-DEB_PACKAGES := pkg-config libgsl-dev check gnuplot-nox
+DEB_PACKAGES := pkg-config libgsl-dev check gnuplot-nox groff-base
 
-## all: build the specdec program and its library
-all: $(SPECDEC)
+## all: build the specdec program and its static and shared libraries
+all: $(SPECDEC) $(LIBSO)
 
 ## run: the main job: the seed's example (alpha 0.8, c 0.02) table and optimum
 run: $(SPECDEC)
@@ -53,8 +73,8 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: unit tests and CLI tests, then the unit tests again under ASan+UBSan
-check: test-unit test-cli
+## check: unit, CLI and install tests, then unit and CLI tests again under ASan+UBSan
+check: test-unit test-cli test-install
 	$(Q)$(MAKE) --no-print-directory sanitize
 
 ## test-unit: the Check runner, one suite per library module
@@ -62,10 +82,15 @@ test-unit: $(TESTS)
 	@echo "  TEST  unit ($(BUILD))"
 	$(Q)$(TESTS)
 
-## test-cli: golden and invalid-input tests of the specdec program
+## test-cli: golden and invalid-input tests of the specdec program, from here and from /
 test-cli: $(SPECDEC)
 	@echo "  TEST  cli ($(BUILD))"
 	$(Q)sh tests/cli.sh $(SPECDEC)
+
+## test-install: install into a scratch DESTDIR, build examples/ against it, run it from /
+test-install: $(SPECDEC) $(LIBSO) $(LIBA)
+	@echo "  TEST  install ($(BUILD))"
+	$(Q)sh tests/install.sh $(BUILD)
 
 ## sanitize: build in build/san with -fsanitize=address,undefined and run all tests
 sanitize:
@@ -88,6 +113,7 @@ deps:
 	pkg-config --exists gsl 2>/dev/null || missing="$$missing libgsl-dev"; \
 	pkg-config --exists check 2>/dev/null || missing="$$missing check"; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
+	command -v groff >/dev/null 2>&1 || missing="$$missing groff-base"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "  DEPS  apt-get install$$missing"; \
@@ -98,15 +124,23 @@ deps:
 	  fi; \
 	fi
 
+# Library objects serve both libraries: position-independent, hidden unless SD_API.
 $(BUILD)/lib/%.o: src/%.c | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+# The installed data folder is compiled into data.o; a change of DATADIR rebuilds it.
+$(BUILD)/lib/data.o: CFLAGS += -DSPECDEC_DATADIR='"$(DATADIR)/specdec"'
+$(BUILD)/lib/data.o: $(BUILD)/datadir.stamp
+$(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo '$(DATADIR)/specdec' | cmp -s - $@ || echo '$(DATADIR)/specdec' > $@
 
 $(BUILD)/cli/%.o: src/cli/%.c | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
-	$(Q)$(CC) $(ALL_CFLAGS) -DSPECDEC_DATA_DIR='"$(CURDIR)/data"' -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/%.o: tests/%.c | deps
 	@mkdir -p $(@D)
@@ -116,6 +150,15 @@ $(BUILD)/tests/%.o: tests/%.c | deps
 $(LIBA): $(LIB_OBJ)
 	@echo "  AR    $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS)
+	$(Q)ln -sf $(notdir $@) $(BUILD)/$(SONAME) && ln -sf $(SONAME) $(BUILD)/libspecdec.so
+
+$(BUILD)/specdec.pc: specdec.pc.in include/specdec.h
+	@echo "  GEN   $@"
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
 
 $(SPECDEC): $(CLI_OBJ) $(LIBA)
 	@echo "  LD    $@"
@@ -134,6 +177,32 @@ $(TESTS): $(TEST_OBJ) $(LIBA)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(LIBA) $(CHECK_LIBS) $(LIBS)
 
+## install: the program, both libraries, headers, specdec.pc, data, man page, completion
+install: $(SPECDEC) $(LIBA) $(LIBSO) $(BUILD)/specdec.pc
+	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/specdec \
+	  $(DESTDIR)$(DATADIR)/specdec $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
+	$(Q)install -m 755 $(SPECDEC) $(DESTDIR)$(BINDIR)/specdec
+	$(Q)install -m 644 $(LIBA) $(DESTDIR)$(LIBDIR)/libspecdec.a
+	$(Q)install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO))
+	$(Q)ln -sf $(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	$(Q)ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libspecdec.so
+	$(Q)install -m 644 $(BUILD)/specdec.pc $(DESTDIR)$(LIBDIR)/pkgconfig/specdec.pc
+	$(Q)install -m 644 include/specdec.h $(DESTDIR)$(INCLUDEDIR)/specdec.h
+	$(Q)install -m 644 $(PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/specdec/
+	$(Q)install -m 644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/specdec/
+	$(Q)install -m 644 doc/specdec.1 $(DESTDIR)$(MANDIR)/man1/specdec.1
+	$(Q)install -m 644 doc/specdec.bash $(DESTDIR)$(COMPLETIONDIR)/specdec
+
+## uninstall: remove what install put in place (the same variables)
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/specdec $(DESTDIR)$(LIBDIR)/libspecdec.a $(DESTDIR)$(LIBDIR)/libspecdec.so \
+	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/pkgconfig/specdec.pc \
+	  $(DESTDIR)$(INCLUDEDIR)/specdec.h $(DESTDIR)$(MANDIR)/man1/specdec.1 $(DESTDIR)$(COMPLETIONDIR)/specdec
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/specdec $(DESTDIR)$(DATADIR)/specdec
+
+FORCE:
+
 ## clean: remove build/
 clean:
 	$(Q)rm -rf build
@@ -142,4 +211,5 @@ clean:
 help:
 	@sed -n 's/^## //p' Makefile
 
+.PHONY: FORCE
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

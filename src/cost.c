@@ -1,18 +1,18 @@
 /* cost.c -- the roofline cost model and its preset loaders (see cost.h). */
-#include "cost.h"
+#include "specdec/cost.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "theory.h"
+#include "specdec/data.h"
+#include "specdec/parse.h"
+#include "specdec/theory.h"
 
 sd_cost_params sd_cost_defaults(void)
 {
-    sd_cost_params p = { 0.5, 0.8, 20e-6, 1.0 };
-    return p;
+    return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .devices = 1.0 };
 }
 
 double sd_cost_kv_per_token(const sd_model_spec *m)
@@ -57,20 +57,21 @@ int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const 
     return need <= h->memory * cp->devices;
 }
 
-void sd_cost_roofline(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
-                      const sd_cost_params *cp, double alpha, const double *acc, size_t nacc, const double *gammas,
-                      size_t ng, double batch, double context, sd_roofline_point *out)
+void sd_cost_roofline(const sd_roofline_request *rq, double batch, double context, sd_roofline_point *out)
 {
+    const sd_model_spec *target = rq->target, *draft = rq->draft;
+    const sd_hardware *h = rq->hardware;
+    const sd_cost_params *cp = &rq->params;
     int cb;
     double t1 = sd_cost_step_time(target, h, cp, batch, 1.0, context, &cb);
     double td = sd_cost_step_time(draft, h, cp, batch, 1.0, context, NULL);
     double gmax = 1.0;
     *out = (sd_roofline_point){ 0.0, 1.0, td / t1, 0.0, batch / t1, batch / t1, cb, 0 };
-    for (size_t i = 0; i < ng; i++) {
-        double g = gammas[i];
+    for (size_t i = 0; i < rq->ngammas; i++) {
+        double g = rq->gammas[i];
         gmax = fmax(gmax, g);
-        double e = acc != NULL ? sd_theory_expected_tokens_vec(acc, g <= (double)nacc ? (size_t)g : nacc)
-                               : sd_theory_expected_tokens(alpha, g);
+        double e = rq->acc != NULL ? sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc)
+                                   : sd_theory_expected_tokens(rq->alpha, g);
         double ratio = sd_cost_step_time(target, h, cp, batch, g + 1.0, context, NULL) / t1;
         double f = e / (g * out->c_effective + ratio);
         if (f > out->improvement_opt) {
@@ -84,6 +85,36 @@ void sd_cost_roofline(const sd_model_spec *target, const sd_model_spec *draft, c
         sd_cost_step_time(target, h, cp, batch, 1.0, context, &out->compute_bound);
     out->tokens_per_second = out->tokens_per_second_baseline * out->improvement_opt;
     out->fits = sd_cost_fits(target, draft, h, cp, batch, context, gmax);
+}
+
+double sd_cost_breakeven(const sd_roofline_request *rq, const double *batches, size_t nb, double context)
+{
+    double breakeven = NAN;
+    for (size_t i = 0; i < nb; i++) {
+        sd_roofline_point r;
+        sd_cost_roofline(rq, batches[i], context, &r);
+        if (r.gamma_opt > 0.0)
+            breakeven = NAN; /* speculation helps again: the switch-off point lies further on */
+        else if (isnan(breakeven))
+            breakeven = batches[i];
+    }
+    return breakeven;
+}
+
+size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batches, size_t nb, double context,
+                        sd_schedule_bucket *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++) {
+        sd_roofline_point r;
+        sd_cost_roofline(rq, batches[i], context, &r);
+        if (k > 0 && fabs(out[k - 1].gamma - r.gamma_opt) < 0.5) {
+            out[k - 1].batch_to = batches[i];
+            continue;
+        }
+        out[k++] = (sd_schedule_bucket){ .batch_from = batches[i], .batch_to = batches[i], .gamma = r.gamma_opt };
+    }
+    return k;
 }
 
 /* ---- presets ------------------------------------------------------------------ */
@@ -183,4 +214,71 @@ sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, 
     *out = h;
     *n = rows;
     return SD_OK;
+}
+
+/* ---- the preset tables together ---------------------------------------------------- */
+
+sd_status sd_presets_load(const char *data_dir, const char *models_path, const char *hardware_path, sd_presets *out,
+                          sd_error *err)
+{
+    char mp[4096], hp[4096];
+    sd_presets p = { 0 };
+    sd_status st;
+    if ((models_path == NULL && (st = sd_data_find(data_dir, "models.tsv", mp, sizeof mp, err)) != SD_OK) ||
+        (hardware_path == NULL && (st = sd_data_find(data_dir, "hardware.tsv", hp, sizeof hp, err)) != SD_OK))
+        return st;
+    if ((st = sd_cost_load_models(models_path ? models_path : mp, &p.models, &p.nmodels, err)) != SD_OK)
+        return st;
+    if ((st = sd_cost_load_hardware(hardware_path ? hardware_path : hp, &p.hardware, &p.nhardware, err)) != SD_OK) {
+        free(p.models);
+        return st;
+    }
+    *out = p;
+    return SD_OK;
+}
+
+void sd_presets_free(sd_presets *p)
+{
+    free(p->models);
+    free(p->hardware);
+    *p = (sd_presets){ 0 };
+}
+
+/* The index of name among n names at stride bytes (each record starts with
+ * its name), or an error naming param and listing the known ones. */
+static sd_status find_named(const char *param, const char *kind, const char *name, const void *records, size_t n,
+                            size_t stride, size_t *index, sd_error *err)
+{
+    char known[1024] = "";
+    for (size_t i = 0; i < n; i++) {
+        const char *candidate = (const char *)records + i * stride;
+        if (name != NULL && strcmp(candidate, name) == 0) {
+            *index = i;
+            return SD_OK;
+        }
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", candidate);
+    }
+    if (name == NULL)
+        return sd_fail(err, SD_EINVAL, "%s: a %s name is required; known: %s", param, kind, known);
+    return sd_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", param, kind, name, known);
+}
+
+sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name, const sd_model_spec **out,
+                           sd_error *err)
+{
+    size_t i;
+    sd_status st = find_named(param, "model", name, p->models, p->nmodels, sizeof *p->models, &i, err);
+    if (st == SD_OK)
+        *out = &p->models[i];
+    return st;
+}
+
+sd_status sd_presets_hardware(const sd_presets *p, const char *param, const char *name, const sd_hardware **out,
+                              sd_error *err)
+{
+    size_t i;
+    sd_status st = find_named(param, "hardware", name, p->hardware, p->nhardware, sizeof *p->hardware, &i, err);
+    if (st == SD_OK)
+        *out = &p->hardware[i];
+    return st;
 }

@@ -1,5 +1,6 @@
 /* dist.c -- probability vectors: loading, checks, overlap (see dist.h). */
-#include "dist.h"
+#include "specdec/dist.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +10,7 @@
 
 #include <gsl/gsl_interp.h>
 
-#include "parse.h"
+#include "specdec/parse.h"
 
 sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err)
 {

@@ -6,7 +6,8 @@
  * integer counts, merged at the end (integer sums commute); the per-chunk
  * beta sums are added in chunk order.
  */
-#include "engine.h"
+#include "specdec/engine.h"
+#include "internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,8 +20,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "rng.h"
-#include "theory.h"
+#include "specdec/rng.h"
+#include "specdec/theory.h"
 
 static double now_seconds(void)
 {
@@ -379,29 +380,40 @@ static void *work(void *arg)
     return NULL;
 }
 
+static const char *const POLICY_NAMES[] = { "fixed", "oracle", "threshold", "heuristic", NULL };
+
+const char *sd_engine_policy_name(sd_policy p) { return POLICY_NAMES[p]; }
+const char *const *sd_engine_policy_names(void) { return POLICY_NAMES; }
+
+sd_engine_config sd_engine_defaults(void)
+{
+    return (sd_engine_config){ .policy = SD_POLICY_FIXED, .gamma = 5, .tokens = 1000000, .seed = 20261129,
+                               .threads = 1, .drafts = 1, .threshold = 0.5, .gamma_max = 32 };
+}
+
 sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
 {
     double t0 = now_seconds();
     const sd_model *m = cfg->model;
     if (cfg->policy == SD_POLICY_FIXED && cfg->gamma < 1)
-        return sd_fail(err, SD_EINVAL, "--gamma: the engine needs gamma >= 1");
+        return sd_fail(err, SD_EINVAL, "gamma: the engine needs gamma >= 1");
     if (cfg->tokens < 1)
-        return sd_fail(err, SD_EINVAL, "--tokens: need at least 1 token");
+        return sd_fail(err, SD_EINVAL, "tokens: need at least 1 token");
     if (cfg->positions > SD_POSITIONS_MAX)
-        return sd_fail(err, SD_EINVAL, "engine: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
+        return sd_fail(err, SD_EINVAL, "positions: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
     if (cfg->policy == SD_POLICY_HEURISTIC && !(cfg->gamma_max >= cfg->gamma && cfg->gamma_max <= SD_ORACLE_MAX))
-        return sd_fail(err, SD_EINVAL, "--gamma-max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
+        return sd_fail(err, SD_EINVAL, "gamma_max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
     if (cfg->policy == SD_POLICY_THRESHOLD && !(cfg->threshold >= 0.0 && cfg->threshold <= 1.0))
-        return sd_fail(err, SD_EINVAL, "--threshold: %g is outside [0, 1]", cfg->threshold);
+        return sd_fail(err, SD_EINVAL, "threshold: %g is outside [0, 1]", cfg->threshold);
     size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
     shared_run sh;
     sh.cfg = cfg;
     if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || cfg->verifier->greedy || cfg->verifier->block != NULL ||
                             strcmp(cfg->verifier->name, "adjusted") != 0))
-        return sd_fail(err, SD_EINVAL, "--drafts: several drafts per position work with --verify adjusted and a fixed gamma");
+        return sd_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
     if (cfg->drafts > 64)
-        return sd_fail(err, SD_EINVAL, "--drafts: %zu is outside [1, 64]", cfg->drafts);
+        return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
     double *acc_k = NULL;
     if (cfg->drafts > 1) { /* each context's acceptance with k drafts, for alpha_hat */
         size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m);
@@ -592,10 +604,13 @@ static sd_status policy_row(sd_table *t, const char *name, double param, const s
     return sd_table_add(t, row, err);
 }
 
-sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cost, size_t gamma_max,
-                             const double *thresholds, size_t nth, uint64_t tokens, uint64_t seed, unsigned threads,
+sd_status sd_engine_policies(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
                              sd_table **out, sd_error *err)
 {
+    const sd_model *m = base->model;
+    const sd_verifier *v = base->verifier;
+    size_t gamma_max = base->gamma_max;
+    *out = NULL;
     static const char *const cols[] = { "policy", "parameter", "tokens_per_iteration", "tokens_per_iteration_se",
                                         "drafts_per_iteration", "improvement" };
     double alpha = sd_verify_mean_acceptance(v, m);
@@ -606,7 +621,8 @@ sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cos
     sd_table *t = sd_table_alloc(6, cols);
     if (t == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory");
-    sd_engine_config ec = { m, v, SD_POLICY_FIXED, 1, tokens, seed, threads, 0, 0, NULL, NULL, 1, 0.0, gamma_max };
+    sd_engine_config ec = *base;
+    ec.policy = SD_POLICY_FIXED, ec.drafts = 1, ec.seq_tokens = 0, ec.positions = 0;
     sd_engine_stats s, best = { 0 };
     double best_f = -1.0;
     size_t best_g = 1;
@@ -679,5 +695,45 @@ sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cos
         return st;
     }
     *out = t;
+    return SD_OK;
+}
+
+/* ---- one position, many draws (the sample command) ------------------------------- */
+
+sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err)
+{
+    const sd_verifier *v = cfg->verifier;
+    if (v == NULL || v->greedy || v->block != NULL)
+        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted or target)");
+    if (cfg->drafts < 1 || cfg->drafts > 64)
+        return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+    if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))
+        return sd_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
+    if (cfg->draws < 1)
+        return sd_fail(err, SD_EINVAL, "draws: need at least 1 draw");
+    const sd_context *c = sd_model_context(cfg->model, 0);
+    size_t n = sd_model_vocab(cfg->model);
+    uint64_t *by_rank = calloc(n, sizeof *by_rank);
+    double *work = malloc((2 * n + 1) * sizeof *work);
+    gsl_rng *r = sd_rng_stream(cfg->seed, 0);
+    if (by_rank == NULL || work == NULL || r == NULL) {
+        free(by_rank), free(work), gsl_rng_free(r);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
+    }
+    for (uint64_t d = 0; d < cfg->draws; d++) {
+        if (cfg->drafts > 1) { /* k drafts, recursive rejection */
+            int accepted;
+            by_rank[sd_verify_multi(c, cfg->drafts, r, work, &accepted)]++;
+            continue;
+        }
+        uint32_t x = sd_verify_draft(v, c, r);
+        by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
+    }
+    v->output(c, n, work);
+    for (size_t rank = 0; rank < n; rank++) { /* rank space back to token ids: O(V) */
+        counts[c->token[rank]] = by_rank[rank];
+        expect[c->token[rank]] = work[rank];
+    }
+    free(by_rank), free(work), gsl_rng_free(r);
     return SD_OK;
 }

@@ -1,5 +1,5 @@
 /* format.c -- table renderers (see format.h). */
-#include "format.h"
+#include "specdec/format.h"
 
 #include <math.h>
 #include <stdlib.h>

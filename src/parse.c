@@ -1,5 +1,5 @@
 /* parse.c -- strict numbers, lists and ranges (see parse.h). */
-#include "parse.h"
+#include "specdec/parse.h"
 
 #include <errno.h>
 #include <math.h>

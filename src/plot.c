@@ -5,7 +5,7 @@
  * the gnuplot script.  Curves figures share one writer: a wide table, one
  * column per combination of the listed parameters.
  */
-#include "plot.h"
+#include "specdec/plot.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,14 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cost.h"
-#include "engine.h"
-#include "format.h"
+#include "specdec/cost.h"
+#include "specdec/engine.h"
+#include "specdec/format.h"
 #include "specdec.h"
-#include "synth.h"
-#include "table.h"
-#include "theory.h"
-#include "verify.h"
+#include "specdec/synth.h"
+#include "specdec/table.h"
+#include "specdec/theory.h"
+#include "specdec/verify.h"
 
 /* ---- shared pieces -------------------------------------------------------- */
 
@@ -403,14 +403,15 @@ static sd_status write_policies(const sd_plot_input *in, const char *name, int v
     sd_table *res[2] = { NULL, NULL };
     sd_status st = SD_OK;
     for (int k = 0; k < 2 && st == SD_OK; k++) {
-        sd_synth_config sc = { SD_FAMILY_ZIPF, 1000, 1.5, 0.5, 1.0, 1, 0.8, 0.0,
-                               k ? SD_REGIME_MARKOV : SD_REGIME_CONSTANT, 20.0, 0.95, 0.3, 0.9, 0, 2, in->seed,
-                               in->threads };
+        sd_synth_config sc = sd_synth_defaults();
+        sc.regime = k ? SD_REGIME_MARKOV : SD_REGIME_CONSTANT, sc.seed = in->seed, sc.threads = in->threads;
         sd_model *m;
         if ((st = sd_model_synth(&sc, &m, err)) != SD_OK)
             break;
-        st = sd_engine_policies(m, sd_verify_find("adjusted"), cost, 24, NULL, 0, in->tokens, in->seed, in->threads,
-                                &res[k], err);
+        sd_engine_config base = sd_engine_defaults();
+        base.model = m, base.verifier = sd_verify_find("adjusted"), base.gamma_max = 24, base.tokens = in->tokens;
+        base.seed = in->seed, base.threads = in->threads;
+        st = sd_engine_policies(&base, cost, NULL, 0, &res[k], err);
         sd_model_free(m);
     }
     static const char *const cols[] = { "policy", "iid_alpha_0.8", "markov_0.95_0.3" };
@@ -458,16 +459,11 @@ static sd_status roof_presets(const sd_plot_input *in, const char *name, sd_mode
 {
     if (in->alpha.n != 1)
         return sd_fail(err, SD_EINVAL, "plot %s: give one --alpha", name);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models.tsv", in->data_dir);
-    sd_status st = sd_cost_load_models(path, models, nm, err);
+    sd_presets p;
+    sd_status st = sd_presets_load(in->data_dir, NULL, NULL, &p, err);
     if (st != SD_OK)
         return st;
-    snprintf(path, sizeof path, "%s/hardware.tsv", in->data_dir);
-    if ((st = sd_cost_load_hardware(path, hw, nh, err)) != SD_OK) {
-        free(*models);
-        return st;
-    }
+    *models = p.models, *nm = p.nmodels, *hw = p.hardware, *nh = p.nhardware;
     *t = *d = NULL;
     for (size_t i = 0; i < *nm; i++) {
         if (strcmp((*models)[i].name, ROOF_TARGET) == 0)
@@ -477,7 +473,7 @@ static sd_status roof_presets(const sd_plot_input *in, const char *name, sd_mode
     }
     if (*t == NULL || *d == NULL) {
         free(*models), free(*hw);
-        return sd_fail(err, SD_EINVAL, "plot: %s/models.tsv lacks %s or %s", in->data_dir, ROOF_TARGET, ROOF_DRAFT);
+        return sd_fail(err, SD_EINVAL, "plot: the model presets lack %s or %s", ROOF_TARGET, ROOF_DRAFT);
     }
     return SD_OK;
 }
@@ -526,7 +522,9 @@ static sd_status write_roofline_batch(const sd_plot_input *in, const char *name,
         row[0] = sd_int((long long)b);
         for (size_t k = 0; k < nh; k++) {
             sd_roofline_point r;
-            sd_cost_roofline(t, d, &hw[k], &cp, in->alpha.v[0], NULL, 0, ROOF_GAMMAS, 16, b, ROOF_CONTEXT, &r);
+            const sd_roofline_request rq = { .target = t, .draft = d, .hardware = &hw[k], .params = cp,
+                                             .alpha = in->alpha.v[0], .gammas = ROOF_GAMMAS, .ngammas = 16 };
+            sd_cost_roofline(&rq, b, ROOF_CONTEXT, &r);
             /* where the weights and KV caches do not fit, gnuplot reads "NaN" as a gap */
             row[1 + 2 * k] = r.fits ? sd_real(r.improvement_opt) : sd_text("NaN");
             row[2 + 2 * k] = r.fits ? sd_real(r.gamma_opt) : sd_text("NaN");
@@ -572,14 +570,16 @@ static sd_status write_roofline_map(const sd_plot_input *in, const char *name, i
     static const char *const cols[] = { "log2_batch", "log2_context", "improvement_opt", "gamma_opt", "fits" };
     sd_table *tab = h ? sd_table_alloc(5, cols) : NULL;
     if (h == NULL)
-        st = sd_fail(err, SD_EINVAL, "plot %s: %s/hardware.tsv lacks h200", name, in->data_dir);
+        st = sd_fail(err, SD_EINVAL, "plot %s: the hardware presets lack h200", name);
     else if (tab == NULL)
         st = sd_fail(err, SD_ENOMEM, "out of memory");
     sd_cost_params cp = sd_cost_defaults();
     for (int lc = 8; st == SD_OK && lc <= 17; lc++)
         for (int lb = 0; st == SD_OK && lb <= 10; lb++) {
             sd_roofline_point r;
-            sd_cost_roofline(t, d, h, &cp, in->alpha.v[0], NULL, 0, ROOF_GAMMAS, 16, ldexp(1, lb), ldexp(1, lc), &r);
+            const sd_roofline_request rq = { .target = t, .draft = d, .hardware = h, .params = cp,
+                                             .alpha = in->alpha.v[0], .gammas = ROOF_GAMMAS, .ngammas = 16 };
+            sd_cost_roofline(&rq, ldexp(1, lb), ldexp(1, lc), &r);
             const sd_cell row[] = { sd_int(lb), sd_int(lc), sd_real(r.improvement_opt), sd_real(r.gamma_opt),
                                     sd_int(r.fits) };
             st = sd_table_add(tab, row, err);

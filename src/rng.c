@@ -1,5 +1,6 @@
 /* rng.c -- MT19937 with 53-bit uniforms, and keyed streams (see rng.h). */
-#include "rng.h"
+#include "specdec/rng.h"
+#include "internal.h"
 
 #include <pthread.h>
 

@@ -1,7 +1,9 @@
 /* status.c -- error reporting helper (see status.h). */
-#include "status.h"
+#include "specdec.h"
 
 #include <stdio.h>
+
+#include <gsl/gsl_version.h>
 
 sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
 {
@@ -13,3 +15,7 @@ sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
     }
     return status;
 }
+
+const char *sd_version(void) { return SPECDEC_VERSION; }
+
+const char *sd_gsl_version(void) { return GSL_VERSION; }

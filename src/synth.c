@@ -5,7 +5,8 @@
  * stream (seed, 2^40 + context), so the bank is the same on any thread
  * count.  Lookups cost O(k) hash steps.
  */
-#include "synth.h"
+#include "specdec/synth.h"
+#include "internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -16,7 +17,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
 
-#include "rng.h"
+#include "specdec/rng.h"
 
 struct sd_model {
     size_t vocab, ncontexts, history;
@@ -38,16 +39,22 @@ size_t sd_synth_default_contexts(size_t vocab)
     return k < 2 ? 2 : k > 64 ? 64 : k;
 }
 
-const char *sd_family_name(sd_family f)
-{
-    static const char *const names[] = { "zipf", "dirichlet", "logits", "file" };
-    return names[f];
-}
+/* The one table of names each: the enums index them. */
+static const char *const FAMILY_NAMES[] = { "zipf", "dirichlet", "logits", NULL }; /* the synthetic ones */
+static const char *const REGIME_NAMES[] = { "constant", "beta", "markov", NULL };
 
-const char *sd_regime_name(sd_regime r)
+const char *sd_family_name(sd_family f) { return f == SD_FAMILY_FILE ? "file" : FAMILY_NAMES[f]; }
+const char *sd_regime_name(sd_regime r) { return REGIME_NAMES[r]; }
+const char *const *sd_family_names(void) { return FAMILY_NAMES; }
+const char *const *sd_regime_names(void) { return REGIME_NAMES; }
+
+sd_synth_config sd_synth_defaults(void)
 {
-    static const char *const names[] = { "constant", "beta", "markov" };
-    return names[r];
+    return (sd_synth_config){ .family = SD_FAMILY_ZIPF, .vocab = 1000, .zipf_s = 1.5, .kappa = 0.5,
+                              .temperature = 1.0, .calibrated = 1, .alpha = 0.8, .noise = 0.0,
+                              .regime = SD_REGIME_CONSTANT, .concentration = 20.0, .alpha_easy = 0.95,
+                              .alpha_hard = 0.3, .stay = 0.9, .contexts = 0, .history = 2, .seed = 20261129,
+                              .threads = 1 };
 }
 
 static double now_seconds(void)
@@ -213,7 +220,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
         }
         if (a < 1.0 - tv || (tv <= 0.0 && a < 1.0)) {
             free(p), free(q), free(token);
-            return sd_fail(err, SD_EINVAL, "--alpha: acceptance %g is below %.6g, the least this %s target "
+            return sd_fail(err, SD_EINVAL, "alpha: acceptance %g is below %.6g, the least this %s target "
                            "reaches (its smallest probability) at vocab %zu", a, 1.0 - tv,
                            sd_family_name(cfg->family), v);
         }
@@ -269,15 +276,15 @@ static void *build_worker(void *arg)
 static sd_status check_config(const sd_synth_config *cfg, size_t nctx, sd_error *err)
 {
     if (cfg->vocab < 1 || cfg->vocab > SD_VOCAB_MAX)
-        return sd_fail(err, SD_EINVAL, "--vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
+        return sd_fail(err, SD_EINVAL, "vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
     if (cfg->family == SD_FAMILY_FILE)
-        return sd_fail(err, SD_EINVAL, "--family: file models come from --p-file and --q-file");
+        return sd_fail(err, SD_EINVAL, "family: file models come from sd_model_pair, not sd_model_synth");
     if (cfg->history > SD_HISTORY_MAX)
-        return sd_fail(err, SD_EINVAL, "--history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
+        return sd_fail(err, SD_EINVAL, "history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
     if (cfg->regime == SD_REGIME_MARKOV && nctx < 2)
-        return sd_fail(err, SD_EINVAL, "--contexts: the markov regime needs at least 2 contexts");
+        return sd_fail(err, SD_EINVAL, "contexts: the markov regime needs at least 2 contexts");
     if (cfg->regime != SD_REGIME_CONSTANT && !cfg->calibrated)
-        return sd_fail(err, SD_EINVAL, "--regime: %s needs a calibrated draft (--alpha), not --noise",
+        return sd_fail(err, SD_EINVAL, "regime: %s needs a calibrated draft (calibrated = 1), not a noisy one",
                        sd_regime_name(cfg->regime));
     return SD_OK;
 }

@@ -1,5 +1,5 @@
 /* table.c -- named columns, typed cells, rows and notes (see table.h). */
-#include "table.h"
+#include "specdec/table.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
  *   log space: u = ln d + log1p((1 + u)/d).
  * Cost: O(1) in every case (a bounded number of root-finder iterations).
  */
-#include "theory.h"
+#include "specdec/theory.h"
 
 #include <float.h>
 #include <math.h>
@@ -63,16 +63,36 @@ double sd_theory_cost_factor(double gamma, double cost)
     return 1.0 + gamma * cost;
 }
 
+double sd_theory_improvement_at(double tokens, double gamma, double cost)
+{
+    if (!(tokens >= 1.0))
+        return NAN;
+    return tokens / sd_theory_cost_factor(gamma, cost);
+}
+
 double sd_theory_improvement(double alpha, double gamma, double cost)
 {
-    return sd_theory_expected_tokens(alpha, gamma) / sd_theory_cost_factor(gamma, cost);
+    return sd_theory_improvement_at(sd_theory_expected_tokens(alpha, gamma), gamma, cost);
+}
+
+double sd_theory_flop_factor_at(double tokens, double gamma, double mu)
+{
+    if (!nonneg_ok(mu) || !nonneg_ok(gamma) || !(tokens >= 1.0))
+        return NAN;
+    return (gamma * mu + gamma + 1.0) / tokens;
 }
 
 double sd_theory_flop_factor(double alpha, double gamma, double mu)
 {
-    if (!nonneg_ok(mu))
-        return NAN;
-    return (gamma * mu + gamma + 1.0) / sd_theory_expected_tokens(alpha, gamma);
+    return sd_theory_flop_factor_at(sd_theory_expected_tokens(alpha, gamma), gamma, mu);
+}
+
+sd_metrics sd_theory_metrics(double alpha, double gamma)
+{
+    double e = sd_theory_expected_tokens(alpha, gamma);
+    /* accepted drafts per drafted token: (E(N) - 1) / gamma, E(N) counting the bonus token */
+    return (sd_metrics){ .acceptance_rate = (e - 1.0) / gamma, .mean_acceptance_length = e,
+                         .system_efficiency = e / (gamma + 1.0) };
 }
 
 double sd_theory_ceiling(double alpha)
@@ -320,9 +340,9 @@ static double length_gap(double alpha, void *p)
 sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err)
 {
     if (!(gamma >= 1.0 && gamma < INFINITY))
-        return sd_fail(err, SD_EINVAL, "--gamma: %g is outside [1, inf)", gamma);
+        return sd_fail(err, SD_EINVAL, "gamma: %g is outside [1, inf)", gamma);
     if (!(mean_length >= 1.0 && mean_length <= gamma + 1.0))
-        return sd_fail(err, SD_EINVAL, "--mean-acceptance-length: %.10g is outside [1, %.10g] = [1, gamma + 1]; "
+        return sd_fail(err, SD_EINVAL, "mean_length: %.10g is outside [1, %.10g] = [1, gamma + 1]; "
                        "no alpha in [0, 1] gives it", mean_length, gamma + 1.0);
     if (mean_length <= 1.0 || mean_length >= gamma + 1.0) {
         *alpha = mean_length <= 1.0 ? 0.0 : 1.0;
@@ -335,7 +355,7 @@ sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *
 sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err)
 {
     if (!(rate >= 0.0 && rate <= 1.0))
-        return sd_fail(err, SD_EINVAL, "--acceptance-rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
+        return sd_fail(err, SD_EINVAL, "rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
     sd_status st = sd_theory_alpha_from_length(1.0 + rate * gamma, gamma, alpha, err);
     return st;
 }

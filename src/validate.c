@@ -4,7 +4,8 @@
  * the engine, and adds rows through the helpers below, which apply the
  * shared rules (6-sigma z tests, chi-square at p < 1e-7) and verdicts.
  */
-#include "validate.h"
+#include "specdec/validate.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,12 +14,12 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "dist.h"
-#include "engine.h"
-#include "rng.h"
-#include "synth.h"
-#include "theory.h"
-#include "verify.h"
+#include "specdec/dist.h"
+#include "specdec/engine.h"
+#include "specdec/rng.h"
+#include "specdec/synth.h"
+#include "specdec/theory.h"
+#include "specdec/verify.h"
 
 static const double Z_LIMIT = 6.0;        /* two-sided p = 2e-9 */
 static const double CHISQ_LEVEL = 1e-7;   /* chi-square tail */
@@ -86,43 +87,40 @@ static sd_status chisq_row(run_ctx *v, const char *name, double stat, double dof
 
 static sd_synth_config synth(const run_ctx *v, size_t vocab, double alpha, sd_regime regime)
 {
-    sd_synth_config c = { SD_FAMILY_ZIPF, vocab, 1.5, 0.5, 1.0, 1, alpha, 0.0, regime, 20.0, 0.95, 0.3, 0.9,
-                          0, 2, v->cfg->seed, v->cfg->threads };
+    sd_synth_config c = sd_synth_defaults();
+    c.vocab = vocab, c.alpha = alpha, c.regime = regime, c.seed = v->cfg->seed, c.threads = v->cfg->threads;
     return c;
 }
 
-/* One engine run: rule, drafts per position, policy (with its threshold and
- * gamma_max), gamma, about tokens x scale tokens. */
-static sd_status run_full(const run_ctx *v, const sd_model *m, const char *rule, size_t drafts, sd_policy policy,
-                          size_t gamma, double threshold, size_t gamma_max, double tokens, size_t seq_tokens,
-                          size_t positions, sd_engine_stats *s, sd_error *err)
+/* An engine run of m under rule for about tokens x scale tokens, the run's
+ * seed and threads, and otherwise the defaults: callers name what differs. */
+static sd_engine_config engine(const run_ctx *v, const sd_model *m, const char *rule, double tokens)
 {
-    sd_engine_config ec = { m, sd_verify_find(rule), policy, gamma, (uint64_t)(tokens * v->scale),
-                            v->cfg->seed, v->cfg->threads, seq_tokens, positions, NULL, NULL, drafts, threshold,
-                            gamma_max };
+    sd_engine_config ec = sd_engine_defaults();
+    ec.model = m, ec.verifier = sd_verify_find(rule), ec.tokens = (uint64_t)(tokens * v->scale);
+    ec.seed = v->cfg->seed, ec.threads = v->cfg->threads;
+    return ec;
+}
+
+/* A fixed-gamma run of m under rule. */
+static sd_status run_fixed(const run_ctx *v, const sd_model *m, const char *rule, size_t gamma, double tokens,
+                           sd_engine_stats *s, sd_error *err)
+{
+    sd_engine_config ec = engine(v, m, rule, tokens);
+    ec.gamma = gamma;
     return sd_engine_run(&ec, s, err);
 }
 
-static sd_status run_drafts(const run_ctx *v, const sd_model *m, const char *rule, size_t drafts, sd_policy policy,
-                            size_t gamma, double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s,
-                            sd_error *err)
-{
-    return run_full(v, m, rule, drafts, policy, gamma, 0.0, 0, tokens, seq_tokens, positions, s, err);
-}
-
-static sd_status run_engine(const run_ctx *v, const sd_model *m, const char *rule, sd_policy policy, size_t gamma,
-                            double tokens, size_t seq_tokens, size_t positions, sd_engine_stats *s, sd_error *err)
-{
-    return run_drafts(v, m, rule, 1, policy, gamma, tokens, seq_tokens, positions, s, err);
-}
-
-/* Builds the synthetic model sc and runs it once (whole chunks); on success
- * the caller frees both the model and the statistics. */
-static sd_status model_run(const run_ctx *v, const sd_synth_config *sc, size_t drafts, sd_policy policy, size_t gamma,
-                           double tokens, sd_model **m, sd_engine_stats *s, sd_error *err)
+/* Builds the synthetic model sc and runs ec on it; on success the caller
+ * frees both the model and the statistics. */
+static sd_status model_run(const sd_synth_config *sc, sd_engine_config ec, sd_model **m, sd_engine_stats *s,
+                           sd_error *err)
 {
     sd_status st = sd_model_synth(sc, m, err);
-    if (st == SD_OK && (st = run_drafts(v, *m, "adjusted", drafts, policy, gamma, tokens, 0, 0, s, err)) != SD_OK) {
+    if (st != SD_OK)
+        return st;
+    ec.model = *m;
+    if ((st = sd_engine_run(&ec, s, err)) != SD_OK) {
         sd_model_free(*m);
         *m = NULL;
     }
@@ -149,51 +147,80 @@ static void exact_marginals(const sd_model *m, const sd_prefix *s, size_t depth,
     }
 }
 
-static sd_status check_output(run_ctx *v, sd_error *err)
+/* The small model of the positional checks and its exact marginals. */
+static sd_status output_model(const run_ctx *v, sd_model **m, double *marg, sd_error *err)
 {
     sd_synth_config sc = synth(v, POS_VOCAB, 0.6, SD_REGIME_CONSTANT);
     sc.contexts = 16;
-    sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_status st = sd_model_synth(&sc, m, err);
     if (st != SD_OK)
         return st;
-    double marg[POS * POS_VOCAB] = { 0 };
+    memset(marg, 0, POS * POS_VOCAB * sizeof *marg);
     sd_prefix start;
-    sd_model_start(m, &start);
-    exact_marginals(m, &start, 0, 1.0, marg);
-    /* adjusted position by position; the Case-1 control; block verification and
-     * three drafts per position (recursive rejection) over positions 1-4 */
-    static const char *const rules[] = { "adjusted", "target", "block", "adjusted", "adjusted", "adjusted" };
-    static const size_t drafts[] = { 1, 1, 1, 3, 1, 1 };
-    static const sd_policy policies[] = { SD_POLICY_FIXED, SD_POLICY_FIXED, SD_POLICY_FIXED, SD_POLICY_FIXED,
-                                          SD_POLICY_HEURISTIC, SD_POLICY_THRESHOLD };
-    static const char *const names[] = { NULL, "2. control: target (Case 1) caught as biased, positions 1-4",
-                                         "12. block verification: output = p at positions 1-4 (chi-square)",
-                                         "13. three drafts per position: output = p at positions 1-4 (chi-square)",
-                                         "14. heuristic +2/-1 draft length: output = p at positions 1-4 (chi-square)",
-                                         "14. threshold 0.35 draft length: output = p at positions 1-4 (chi-square)" };
-    for (int k = 0; k < 6 && st == SD_OK; k++) {
-        sd_engine_stats s;
-        if ((st = run_full(v, m, rules[k], drafts[k], policies[k], policies[k] == SD_POLICY_HEURISTIC ? 2 : 3, 0.35, 8,
-                           1e6, POS, POS, &s, err)) != SD_OK)
-            break;
-        double total_stat = 0.0, total_dof = 0.0;
-        for (size_t j = 0; j < POS && st == SD_OK; j++) {
-            double stat = 0.0, dof = 0.0;
-            sd_chisq_add(s.pos_counts + j * POS_VOCAB, marg + j * POS_VOCAB, POS_VOCAB, &stat, &dof);
-            total_stat += stat, total_dof += dof;
-            if (k == 0) {
-                char name[96];
-                snprintf(name, sizeof name, "1. output = p at position %zu (adjusted, chi-square)", j + 1);
-                st = chisq_row(v, name, stat, dof, (double)s.sequences, KIND_CHECK, err);
-            }
-        }
-        if (k > 0 && st == SD_OK)
-            st = chisq_row(v, names[k], total_stat, total_dof, (double)s.sequences, k == 1 ? KIND_CONTROL : KIND_CHECK,
-                           err);
-        sd_engine_stats_free(&s);
+    sd_model_start(*m, &start);
+    exact_marginals(*m, &start, 0, 1.0, marg);
+    return SD_OK;
+}
+
+/* Runs ec on the positional model in sequences of POS tokens and holds the
+ * tokens at positions 1..POS against the exact marginals: one chi-square
+ * row per position when per_position, else one over all four. */
+static sd_status output_rows(run_ctx *v, sd_engine_config ec, const char *name, int per_position, row_kind kind,
+                             sd_error *err)
+{
+    double marg[POS * POS_VOCAB];
+    sd_model *m = NULL;
+    sd_engine_stats s;
+    sd_status st = output_model(v, &m, marg, err);
+    if (st != SD_OK)
+        return st;
+    ec.model = m, ec.seq_tokens = POS, ec.positions = POS;
+    if ((st = sd_engine_run(&ec, &s, err)) != SD_OK) {
+        sd_model_free(m);
+        return st;
     }
+    double total_stat = 0.0, total_dof = 0.0;
+    for (size_t j = 0; j < POS && st == SD_OK; j++) {
+        double stat = 0.0, dof = 0.0;
+        sd_chisq_add(s.pos_counts + j * POS_VOCAB, marg + j * POS_VOCAB, POS_VOCAB, &stat, &dof);
+        total_stat += stat, total_dof += dof;
+        if (per_position) {
+            char row[160];
+            snprintf(row, sizeof row, "%s %zu (adjusted, chi-square)", name, j + 1);
+            st = chisq_row(v, row, stat, dof, (double)s.sequences, kind, err);
+        }
+    }
+    if (!per_position && st == SD_OK)
+        st = chisq_row(v, name, total_stat, total_dof, (double)s.sequences, kind, err);
+    sd_engine_stats_free(&s);
     sd_model_free(m);
+    return st;
+}
+
+static sd_status check_output(run_ctx *v, sd_error *err)
+{
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.gamma = 3;
+    return output_rows(v, ec, "1. output = p at position", 1, KIND_CHECK, err);
+}
+
+static sd_status check_case1(run_ctx *v, sd_error *err)
+{
+    sd_engine_config ec = engine(v, NULL, "target", 1e6);
+    ec.gamma = 3;
+    return output_rows(v, ec, "2. control: target (Case 1) caught as biased, positions 1-4", 0, KIND_CONTROL, err);
+}
+
+static sd_status check_adaptive(run_ctx *v, sd_error *err)
+{
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.policy = SD_POLICY_HEURISTIC, ec.gamma = 2, ec.gamma_max = 8;
+    sd_status st = output_rows(v, ec, "14. heuristic +2/-1 draft length: output = p at positions 1-4 (chi-square)", 0,
+                               KIND_CHECK, err);
+    ec.policy = SD_POLICY_THRESHOLD, ec.gamma = 3, ec.threshold = 0.35;
+    if (st == SD_OK)
+        st = output_rows(v, ec, "14. threshold 0.35 draft length: output = p at positions 1-4 (chi-square)", 0,
+                         KIND_CHECK, err);
     return st;
 }
 
@@ -201,20 +228,16 @@ static sd_status check_output(run_ctx *v, sd_error *err)
 
 static sd_status check_acceptance(run_ctx *v, sd_error *err)
 {
-    char pp[512], qp[512];
-    snprintf(pp, sizeof pp, "%s/four-token-p.txt", v->cfg->data_dir);
-    snprintf(qp, sizeof qp, "%s/four-token-q.txt", v->cfg->data_dir);
-    sd_dist p = { 0 }, q = { 0 };
+    /* the seed's four-token example ("Why do we sample from the adjusted
+     * distribution?"): tokens A-D, beta = 0.55 (also data/four-token-*.txt) */
+    static const double p[] = { 0.50, 0.10, 0.30, 0.10 }, q[] = { 0.20, 0.40, 0.15, 0.25 };
     sd_model *m = NULL;
-    sd_status st;
-    if ((st = sd_dist_load(pp, &p, err)) != SD_OK || (st = sd_dist_load(qp, &q, err)) != SD_OK ||
-        (st = sd_model_pair(p.p, q.p, p.n, &m, err)) != SD_OK) {
-        sd_dist_free(&p), sd_dist_free(&q);
+    sd_status st = sd_model_pair(p, q, 4, &m, err);
+    if (st != SD_OK)
         return st;
-    }
-    double beta = sd_dist_overlap(p.p, q.p, p.n);
+    double beta = sd_dist_overlap(p, q, 4);
     sd_engine_stats s;
-    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, 1, 1e6, 0, 0, &s, err)) == SD_OK) {
+    if ((st = run_fixed(v, m, "adjusted", 1, 1e6, &s, err)) == SD_OK) {
         double n = (double)s.verified, rate = (double)s.accepted / n, se = sqrt(beta * (1 - beta) / n);
         st = z_row(v, "3. acceptance = beta = sum min(p, q) (eq. 1, four-token example)", beta, rate, se, n,
                    KIND_CHECK, err);
@@ -223,7 +246,6 @@ static sd_status check_acceptance(run_ctx *v, sd_error *err)
         sd_engine_stats_free(&s);
     }
     sd_model_free(m);
-    sd_dist_free(&p), sd_dist_free(&q);
     return st;
 }
 
@@ -239,7 +261,7 @@ static sd_status check_iteration(run_ctx *v, sd_error *err)
     if (st != SD_OK)
         return st;
     sd_engine_stats s;
-    if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, G, 2e6, 0, 0, &s, err)) != SD_OK) {
+    if ((st = run_fixed(v, m, "adjusted", G, 2e6, &s, err)) != SD_OK) {
         sd_model_free(m);
         return st;
     }
@@ -309,7 +331,7 @@ static sd_status check_sweep(run_ctx *v, sd_error *err)
     size_t best = 1;
     for (size_t g = 1; g <= gmax && st == SD_OK; g++) {
         sd_engine_stats s;
-        if ((st = run_engine(v, m, "adjusted", SD_POLICY_FIXED, g, 3e5, 0, 0, &s, err)) != SD_OK)
+        if ((st = run_fixed(v, m, "adjusted", g, 3e5, &s, err)) != SD_OK)
             break;
         double cf = 1.0 + (double)g * cost; /* per iteration: one target call, g draft calls */
         f[g] = sd_engine_mean_n(&s) / cf;
@@ -345,7 +367,9 @@ static sd_status check_oracle(run_ctx *v, sd_error *err)
     sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
     sd_model *m;
     sd_engine_stats s;
-    sd_status st = model_run(v, &sc, 1, SD_POLICY_ORACLE, 0, 1e6, &m, &s, err);
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.policy = SD_POLICY_ORACLE;
+    sd_status st = model_run(&sc, ec, &m, &s, err);
     if (st != SD_OK)
         return st;
     st = mean_n_row(v, "9. oracle (draft until rejection) = 1 / (1 - alpha_hat)", sd_theory_ceiling(s.alpha_hat), &s,
@@ -373,7 +397,7 @@ static sd_status check_alpha_hat(run_ctx *v, sd_error *err)
     sd_engine_stats s;
     run_ctx one = *v;
     one.scale = 1.0; /* the paper's procedure: 10K tokens */
-    if ((st = run_engine(&one, m, "adjusted", SD_POLICY_FIXED, 5, 1e4, 0, 0, &s, err)) == SD_OK) {
+    if ((st = run_fixed(&one, m, "adjusted", 5, 1e4, &s, err)) == SD_OK) {
         double n = (double)s.verified, rate = (double)s.accepted / n, a = s.alpha_hat;
         /* Bernoulli noise given the contexts, plus the positions the two averages do not share */
         double se = sqrt(a * (1 - a) / n + var_beta / (double)s.tokens);
@@ -396,7 +420,9 @@ static sd_status check_markov(run_ctx *v, sd_error *err)
     sd_synth_config sc = synth(v, 1000, NAN, SD_REGIME_MARKOV);
     sd_model *m;
     sd_engine_stats s;
-    sd_status st = model_run(v, &sc, 1, SD_POLICY_FIXED, 5, 1e6, &m, &s, err);
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.gamma = 5;
+    sd_status st = model_run(&sc, ec, &m, &s, err);
     if (st != SD_OK)
         return st;
     const sd_markov mk = { sc.alpha_easy, sc.alpha_hard, sc.stay };
@@ -436,9 +462,9 @@ static sd_status check_block(run_ctx *v, sd_error *err)
     static const size_t gammas[] = { 2, 5 };
     for (int i = 0; i < 2 && st == SD_OK; i++) {
         sd_engine_stats tw, bl;
-        if ((st = run_engine(v, models[i], "adjusted", SD_POLICY_FIXED, gammas[i], 1e6, 0, 0, &tw, err)) != SD_OK)
+        if ((st = run_fixed(v, models[i], "adjusted", gammas[i], 1e6, &tw, err)) != SD_OK)
             break;
-        if ((st = run_engine(v, models[i], "block", SD_POLICY_FIXED, gammas[i], 1e6, 0, 0, &bl, err)) != SD_OK) {
+        if ((st = run_fixed(v, models[i], "block", gammas[i], 1e6, &bl, err)) != SD_OK) {
             sd_engine_stats_free(&tw);
             break;
         }
@@ -468,6 +494,10 @@ static sd_status check_block(run_ctx *v, sd_error *err)
     }
     sd_model_free(pair);
     sd_model_free(zipf);
+    sd_engine_config ec = engine(v, NULL, "block", 1e6);
+    ec.gamma = 3;
+    if (st == SD_OK)
+        st = output_rows(v, ec, "12. block verification: output = p at positions 1-4 (chi-square)", 0, KIND_CHECK, err);
     return st;
 }
 
@@ -476,7 +506,9 @@ static sd_status check_drafts(run_ctx *v, sd_error *err)
     sd_synth_config sc = synth(v, 200, 0.6, SD_REGIME_CONSTANT);
     sd_model *m;
     sd_engine_stats s;
-    sd_status st = model_run(v, &sc, 3, SD_POLICY_FIXED, 4, 1e6, &m, &s, err);
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.drafts = 3, ec.gamma = 4;
+    sd_status st = model_run(&sc, ec, &m, &s, err);
     if (st != SD_OK)
         return st;
     /* alpha_hat here is the mean over visited prefixes of the 3-draft acceptance (dist.h) */
@@ -487,6 +519,10 @@ static sd_status check_drafts(run_ctx *v, sd_error *err)
                         KIND_CONTROL, err);
     sd_engine_stats_free(&s);
     sd_model_free(m);
+    ec.drafts = 3, ec.gamma = 3;
+    if (st == SD_OK)
+        st = output_rows(v, ec, "13. three drafts per position: output = p at positions 1-4 (chi-square)", 0,
+                         KIND_CHECK, err);
     return st;
 }
 
@@ -498,7 +534,9 @@ static sd_status check_metrics(run_ctx *v, sd_error *err)
     sd_synth_config sc = synth(v, 1000, 0.7, SD_REGIME_CONSTANT);
     sd_model *m;
     sd_engine_stats s;
-    sd_status st = model_run(v, &sc, 1, SD_POLICY_FIXED, G, 1e6, &m, &s, err);
+    sd_engine_config ec = engine(v, NULL, "adjusted", 1e6);
+    ec.gamma = G;
+    sd_status st = model_run(&sc, ec, &m, &s, err);
     if (st != SD_OK)
         return st;
     /* accepted / drafted, as serving engines count it, against (E(N) - 1) / gamma at alpha_hat */
@@ -522,31 +560,70 @@ static sd_status check_metrics(run_ctx *v, sd_error *err)
     return st;
 }
 
+/* The checks in the order they run; each covers the rows numbered first..last. */
 typedef struct {
-    const char *name;
+    sd_validate_check info;
     sd_status (*run)(run_ctx *v, sd_error *err);
 } check;
 
 static const check CHECKS[] = {
-    { "output", check_output },       { "acceptance", check_acceptance }, { "iteration", check_iteration },
-    { "sweep", check_sweep },         { "oracle", check_oracle },         { "alpha-hat", check_alpha_hat },
-    { "markov", check_markov },       { "block", check_block },           { "drafts", check_drafts },
-    { "metrics", check_metrics },     { NULL, NULL },
+    { { 1, 1, "output", "output = p at positions 1-4, adjusted rule" }, check_output },
+    { { 2, 2, "case-1", "control: resampling from p (the seed's Case 1) is caught" }, check_case1 },
+    { { 3, 3, "acceptance", "acceptance = beta (eq. 1) on the four-token example" }, check_acceptance },
+    { { 4, 7, "iteration", "N (eqs. 2-3), E(N) (eq. 4), improvement (eq. 10), FLOPs (eq. 11)" }, check_iteration },
+    { { 8, 8, "sweep", "a measured sweep over gamma finds the closed-form optimum" }, check_sweep },
+    { { 9, 9, "oracle", "drafting until the first rejection reaches 1 / (1 - alpha)" }, check_oracle },
+    { { 10, 10, "alpha-hat", "alpha_hat over 10K tokens (eq. 7) = the acceptance rate" }, check_alpha_hat },
+    { { 11, 11, "markov", "correlated acceptance: transfer-matrix E(N), i.i.d. error" }, check_markov },
+    { { 12, 12, "block", "block verification: tokens per iteration, output = p" }, check_block },
+    { { 13, 13, "drafts", "several drafts per position: E(N), output = p" }, check_drafts },
+    { { 14, 14, "adaptive", "adaptive draft lengths are lossless" }, check_adaptive },
+    { { 15, 15, "metrics", "engine metrics both ways" }, check_metrics },
+    { { 0, 0, NULL, NULL }, NULL },
 };
 
-const char *const sd_validate_checks[] = { "output", "acceptance", "iteration", "sweep", "oracle", "alpha-hat",
-                                           "markov", "block", "drafts", "metrics", NULL };
+const sd_validate_check *sd_validate_check_at(size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (CHECKS[k].info.name == NULL)
+            return NULL;
+    return CHECKS[i].info.name != NULL ? &CHECKS[i].info : NULL;
+}
+
+/* 1 when the check covers a number in cfg->only (or no selection was made). */
+static int selected(const sd_validate_config *cfg, const sd_validate_check *c)
+{
+    if (cfg->nonly == 0)
+        return 1;
+    for (size_t i = 0; i < cfg->nonly; i++)
+        if (cfg->only[i] >= c->first && cfg->only[i] <= c->last)
+            return 1;
+    return 0;
+}
+
+sd_validate_config sd_validate_defaults(void)
+{
+    return (sd_validate_config){ .quick = 0, .seed = 20261129, .threads = 2, .only = NULL, .nonly = 0 };
+}
 
 sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err)
 {
     static const char *const cols[] = { "check", "theory", "measured", "tolerance", "p_value", "samples", "verdict",
                                         "seed", "rng" };
+    unsigned last = 0;
+    for (const check *c = CHECKS; c->run != NULL; c++)
+        last = c->info.last;
+    for (size_t i = 0; i < cfg->nonly; i++)
+        if (cfg->only[i] < 1 || cfg->only[i] > last)
+            return sd_fail(err, SD_EINVAL, "only: no check numbered %u; the checks are numbered 1 to %u",
+                           cfg->only[i], last);
     run_ctx v = { cfg, sd_table_alloc(9, cols), 1, cfg->quick ? 1.0 : 10.0 };
     if (v.t == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = SD_OK;
-    for (const check *c = CHECKS; c->name != NULL && st == SD_OK; c++)
-        st = c->run(&v, err);
+    for (const check *c = CHECKS; c->run != NULL && st == SD_OK; c++)
+        if (selected(cfg, &c->info))
+            st = c->run(&v, err);
     if (st != SD_OK) {
         sd_table_free(v.t);
         return st;

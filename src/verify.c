@@ -1,7 +1,10 @@
 /* verify.c -- the verification rules (see verify.h). */
-#include "verify.h"
+#include "specdec/verify.h"
+
+#include "internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static int accept_ratio(const sd_context *c, uint32_t x, gsl_rng *r)
@@ -112,7 +115,31 @@ const sd_verifier *sd_verify_find(const char *name)
     return NULL;
 }
 
-const char *sd_verify_names(void) { return "adjusted, target, greedy, block"; }
+const sd_verifier *sd_verify_at(size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (sd_verifiers[k].name == NULL)
+            return NULL;
+    return sd_verifiers[i].name != NULL ? &sd_verifiers[i] : NULL;
+}
+
+/* Joins the names of the table's rows with ", " (built from the table, per thread). */
+const char *sd_verify_names(void)
+{
+    static _Thread_local char buf[256];
+    buf[0] = '\0';
+    for (const sd_verifier *v = sd_verifiers; v->name != NULL; v++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", v == sd_verifiers ? "" : ", ", v->name);
+    return buf;
+}
+
+const char *sd_verify_name(const sd_verifier *v) { return v->name; }
+const char *sd_verify_summary(const sd_verifier *v) { return v->summary; }
+int sd_verify_is_greedy(const sd_verifier *v) { return v->greedy; }
+int sd_verify_is_blockwise(const sd_verifier *v) { return v->block != NULL; }
+int sd_verify_is_lossless(const sd_verifier *v) { return v->output == v->lossless; }
+double sd_verify_acceptance(const sd_verifier *v, const sd_context *c) { return v->acceptance(c); }
+void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, double *out) { v->output(c, n, out); }
 
 uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 {

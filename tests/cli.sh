@@ -1,21 +1,29 @@
 #!/bin/sh
 # cli.sh -- golden and invalid-input tests of the specdec program.
 #
-# usage: sh tests/cli.sh PATH/TO/specdec    (from the repository root)
+# usage: sh tests/cli.sh PATH/TO/specdec    (from any folder)
 #        UPDATE=1 sh tests/cli.sh ...       rewrites the golden files
 #
-# Each line of tests/cli/cases is  STATUS|NAME|STDERR_PATTERN|ARGUMENTS.
+# Every case runs twice: from the repository root and from / (the program
+# must find its data from anywhere), each under a timeout of CASE_TIMEOUT
+# seconds (default 120), so that a hang fails instead of stalling.
+#
+# Each line of tests/cli/cases is  STATUS|NAME|PATTERN|ARGUMENTS.
 # A case passes when the exit status is STATUS and
 #   - STATUS 0: stderr is empty, and stdout equals tests/cli/golden/NAME.out
-#     when that file exists (otherwise stdout is non-empty);
+#     when that file exists (otherwise stdout is non-empty and, when PATTERN
+#     is given, has a line matching it);
 #   - STATUS != 0: stdout is empty and stderr is exactly one line matching
-#     the extended regular expression STDERR_PATTERN.
+#     the extended regular expression PATTERN.
 # ARGUMENTS are word-split by the shell; $T is a scratch folder holding the
-# files made below.
+# files made below and $D the repository's data/ folder.
 set -u
-SPECDEC=$1
-CASES=tests/cli/cases
-GOLDEN=tests/cli/golden
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SPECDEC=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+CASES=$ROOT/tests/cli/cases
+GOLDEN=$ROOT/tests/cli/golden
+D=$ROOT/data
+CASE_TIMEOUT=${CASE_TIMEOUT:-120}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
@@ -35,13 +43,16 @@ printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
 
 pass=0
 fail=0
+for where in "$ROOT" /; do
 while IFS='|' read -r status name pattern args; do
     case "$status" in '#'*|'') continue ;; esac
     eval "set -- $args"
-    "$SPECDEC" "$@" > "$T/out" 2> "$T/err"
+    (cd "$where" && exec timeout "$CASE_TIMEOUT" "$SPECDEC" "$@") > "$T/out" 2> "$T/err"
     got=$?
     why=""
-    if [ "$got" -ne "$status" ]; then
+    if [ "$got" -eq 124 ]; then
+        why="timed out after $CASE_TIMEOUT s"
+    elif [ "$got" -ne "$status" ]; then
         why="exit status $got, expected $status"
     elif [ "$status" -eq 0 ]; then
         if [ -s "$T/err" ]; then
@@ -52,6 +63,8 @@ while IFS='|' read -r status name pattern args; do
             cmp -s "$T/out" "$GOLDEN/$name.out" || why="stdout differs from $GOLDEN/$name.out: $(diff "$GOLDEN/$name.out" "$T/out" | head -n 3 | tr '\n' ' ')"
         elif [ ! -s "$T/out" ]; then
             why="empty stdout"
+        elif [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$T/out"; then
+            why="stdout '$(head -n 1 "$T/out")' does not match '$pattern'"
         fi
     else
         if [ -s "$T/out" ]; then
@@ -66,12 +79,13 @@ while IFS='|' read -r status name pattern args; do
         pass=$((pass + 1))
     else
         fail=$((fail + 1))
-        echo "FAIL $name: $why"
+        echo "FAIL $name (from $where): $why"
     fi
 done < "$CASES"
+done
 # Without gnuplot the figure's data and script are still written, one line
 # says how to install gnuplot, and the exit status is 1.
-env PATH=/nonexistent "$SPECDEC" plot expected-tokens --out "$T/nognuplot" > "$T/out" 2> "$T/err"
+env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot expected-tokens --out "$T/nognuplot" > "$T/out" 2> "$T/err"
 got=$?
 if [ "$got" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
    grep -q 'apt-get install gnuplot-nox' "$T/err" &&

@@ -5,14 +5,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cost.h"
+#include "specdec.h"
 #include "testutil.h"
-#include "theory.h"
 
-static const sd_model_spec TARGET = { "t70", 70.6e9, 70.6e9, 2, 80, 64, 8, 128, 2, 1, 1 };
-static const sd_model_spec DRAFT = { "d1", 1.23e9, 1.23e9, 2, 16, 32, 8, 64, 2, 1, 1 };
-static const sd_model_spec MOE = { "moe", 46.7e9, 12.9e9, 2, 32, 32, 8, 128, 2, 8, 2 };
-static const sd_hardware H100 = { "h100", 989e12, 3.35e12, 80e9 };
+static const sd_model_spec TARGET = { .name = "t70", .params_total = 70.6e9, .params_active = 70.6e9,
+                                      .bytes_per_param = 2, .layers = 80, .heads = 64, .kv_heads = 8,
+                                      .head_dim = 128, .kv_bytes = 2, .experts = 1, .experts_active = 1 };
+static const sd_model_spec DRAFT = { .name = "d1", .params_total = 1.23e9, .params_active = 1.23e9,
+                                     .bytes_per_param = 2, .layers = 16, .heads = 32, .kv_heads = 8, .head_dim = 64,
+                                     .kv_bytes = 2, .experts = 1, .experts_active = 1 };
+static const sd_model_spec MOE = { .name = "moe", .params_total = 46.7e9, .params_active = 12.9e9,
+                                   .bytes_per_param = 2, .layers = 32, .heads = 32, .kv_heads = 8, .head_dim = 128,
+                                   .kv_bytes = 2, .experts = 8, .experts_active = 2 };
+static const sd_hardware H100 = { .name = "h100", .flops = 989e12, .bandwidth = 3.35e12, .memory = 80e9 };
+
+/* The 70B + 1B pair on one H100 at i.i.d. alpha over gammas[0..ng-1]. */
+static sd_roofline_request request(const sd_cost_params *cp, double alpha, const double *gammas, size_t ng)
+{
+    return (sd_roofline_request){ .target = &TARGET, .draft = &DRAFT, .hardware = &H100, .params = *cp,
+                                  .alpha = alpha, .gammas = gammas, .ngammas = ng };
+}
 
 START_TEST(small_batch_is_eq10)
 {
@@ -30,7 +42,8 @@ START_TEST(small_batch_is_eq10)
     }
     static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
     sd_roofline_point r;
-    sd_cost_roofline(&TARGET, &DRAFT, &H100, &cp, 0.8, NULL, 0, gammas, 16, 1, 1, &r);
+    sd_roofline_request rq = request(&cp, 0.8, gammas, 16);
+    sd_cost_roofline(&rq, 1, 1, &r);
     sd_optimum o;
     ck_assert_int_eq(sd_theory_optimal(0.8, r.c_effective, &o, NULL), SD_OK);
     ck_assert_double_eq(r.gamma_opt, o.gamma_opt); /* the roofline optimum is eq. (10)'s */
@@ -44,7 +57,8 @@ START_TEST(large_batch_is_compute_bound)
     sd_cost_params cp = sd_cost_defaults();
     static const double gammas[] = { 1, 2, 3, 4, 6, 8, 12, 16 };
     sd_roofline_point r;
-    sd_cost_roofline(&TARGET, &DRAFT, &H100, &cp, 0.8, NULL, 0, gammas, 8, 65536, 128, &r);
+    sd_roofline_request rq = request(&cp, 0.8, gammas, 8);
+    sd_cost_roofline(&rq, 65536, 128, &r);
     ck_assert_double_eq(r.gamma_opt, 0.0);
     ck_assert_double_eq(r.improvement_opt, 1.0);
     ck_assert_int_eq(r.compute_bound, 1);
@@ -65,7 +79,8 @@ START_TEST(improvement_falls_with_batch)
         double last = INFINITY;
         for (double b = 1; b <= 8192; b *= 2) {
             sd_roofline_point r;
-            sd_cost_roofline(&TARGET, &DRAFT, &H100, &cp, 0.75, NULL, 0, gammas, 12, b, contexts[k], &r);
+            sd_roofline_request rq = request(&cp, 0.75, gammas, 12);
+            sd_cost_roofline(&rq, b, contexts[k], &r);
             ck_assert_msg(r.improvement_opt <= last * (1 + 1e-12), "context %g batch %g: %g after %g", contexts[k], b,
                           r.improvement_opt, last);
             last = r.improvement_opt;
@@ -102,24 +117,77 @@ START_TEST(memory_fit)
 }
 END_TEST
 
+/* The break-even batch and the schedule agree with point-by-point evaluation. */
+START_TEST(breakeven_and_schedule)
+{
+    sd_cost_params cp = sd_cost_defaults();
+    cp.devices = 2;
+    static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    double batches[16];
+    for (int i = 0; i < 16; i++)
+        batches[i] = ldexp(1.0, i); /* 1 .. 32768 */
+    sd_roofline_request rq = request(&cp, 0.8, gammas, 16);
+    double g[16];
+    for (int i = 0; i < 16; i++) {
+        sd_roofline_point r;
+        sd_cost_roofline(&rq, batches[i], 1024, &r);
+        g[i] = r.gamma_opt;
+    }
+    /* brute force: the first batch from which every later gamma_opt is 0 */
+    int first_off = 16;
+    while (first_off > 0 && g[first_off - 1] == 0.0)
+        first_off--;
+    ck_assert_int_lt(first_off, 16); /* speculation does switch off on this grid */
+    ck_assert_int_gt(first_off, 0);
+    ck_assert_double_eq(sd_cost_breakeven(&rq, batches, 16, 1024), batches[first_off]);
+    ck_assert(isnan(sd_cost_breakeven(&rq, batches, (size_t)first_off, 1024))); /* it still helps at the last */
+    sd_schedule_bucket b[16];
+    size_t nb = sd_cost_schedule(&rq, batches, 16, 1024, b);
+    ck_assert_uint_ge(nb, 2);
+    size_t covered = 0;
+    for (size_t k = 0; k < nb; k++) { /* buckets tile the batches in order, each with one gamma */
+        ck_assert_double_eq(b[k].batch_from, batches[covered]);
+        while (covered < 16 && batches[covered] <= b[k].batch_to) {
+            ck_assert_double_eq(g[covered], b[k].gamma);
+            covered++;
+        }
+        if (k > 0)
+            ck_assert(b[k].gamma != b[k - 1].gamma);
+    }
+    ck_assert_uint_eq(covered, 16);
+    ck_assert_double_eq(b[nb - 1].gamma, 0.0);
+}
+END_TEST
+
 START_TEST(presets_and_bad_files)
 {
+    sd_presets p;
+    sd_error err;
+    /* found through the resolver from any working directory (the build tree's data/) */
+    ck_assert_int_eq(sd_presets_load(NULL, NULL, NULL, &p, &err), SD_OK);
+    ck_assert_uint_ge(p.nmodels, 4);
+    int moe = 0;
+    for (size_t i = 0; i < p.nmodels; i++)
+        moe |= p.models[i].experts > 1;
+    ck_assert(moe);
+    ck_assert_uint_ge(p.nhardware, 6);
+    const sd_hardware *h200;
+    ck_assert_int_eq(sd_presets_hardware(&p, "hardware", "h200", &h200, &err), SD_OK);
+    ck_assert_double_eq(h200->memory, 141e9);
+    const sd_model_spec *m0 = NULL;
+    ck_assert_int_eq(sd_presets_model(&p, "draft", "no-such-model", &m0, &err), SD_EINVAL);
+    ck_assert_ptr_null(m0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "draft: unknown model 'no-such-model'; known: "));
+    ck_assert_ptr_nonnull(strstr(err.msg, p.models[0].name));
+    ck_assert_int_eq(sd_presets_model(&p, "target", NULL, &m0, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "target: a model name is required"));
+    sd_presets_free(&p);
+    ck_assert_int_eq(sd_presets_load("/nonexistent-folder", NULL, NULL, &p, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "data: '/nonexistent-folder' is not a folder"));
+
     sd_model_spec *m;
     sd_hardware *h;
     size_t n;
-    ck_assert_int_eq(sd_cost_load_models("data/models.tsv", &m, &n, NULL), SD_OK);
-    ck_assert_uint_ge(n, 4);
-    int moe = 0;
-    for (size_t i = 0; i < n; i++)
-        moe |= m[i].experts > 1;
-    ck_assert(moe);
-    free(m);
-    ck_assert_int_eq(sd_cost_load_hardware("data/hardware.tsv", &h, &n, NULL), SD_OK);
-    ck_assert_uint_ge(n, 6);
-    ck_assert_str_eq(h[2].name, "h200");
-    ck_assert_double_eq(h[2].memory, 141e9);
-    free(h);
-    sd_error err;
     const char *path = write_temp("name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t-2\t80\n");
     ck_assert_int_eq(sd_cost_load_hardware(path, &h, &n, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, ":3: bandwidth_tbs: -2 is outside"));
@@ -145,6 +213,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, improvement_falls_with_batch);
     tcase_add_test(tc, experts_make_verification_costlier);
     tcase_add_test(tc, memory_fit);
+    tcase_add_test(tc, breakeven_and_schedule);
     tcase_add_test(tc, presets_and_bad_files);
     suite_add_tcase(s, tc);
     return s;

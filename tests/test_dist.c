@@ -6,14 +6,14 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "dist.h"
+#include "specdec/dist.h"
 #include "testutil.h"
 
 START_TEST(four_token_example)
 {
     sd_dist p, q;
-    ck_assert_int_eq(sd_dist_load("data/four-token-p.txt", &p, NULL), SD_OK);
-    ck_assert_int_eq(sd_dist_load("data/four-token-q.txt", &q, NULL), SD_OK);
+    ck_assert_int_eq(sd_dist_load(data_path("four-token-p.txt"), &p, NULL), SD_OK);
+    ck_assert_int_eq(sd_dist_load(data_path("four-token-q.txt"), &q, NULL), SD_OK);
     ck_assert_uint_eq(p.n, 4);
     ck_assert_str_eq(p.labels[1], "B");
     ck_assert_int_eq(sd_dist_compatible(&p, &q, "p", "q", NULL), SD_OK);

@@ -6,21 +6,23 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "engine.h"
-#include "rng.h"
-#include "synth.h"
-#include "table.h"
-#include "theory.h"
+#include "specdec/engine.h"
+#include "internal.h"
+#include "specdec/rng.h"
+#include "specdec/synth.h"
+#include "specdec/table.h"
+#include "specdec/theory.h"
 #include "testutil.h"
-#include "validate.h"
-#include "verify.h"
+#include "specdec/validate.h"
+#include "specdec/verify.h"
 
 enum { V = 3, G = 2 };
 
 static sd_model *small_model(void)
 {
-    sd_synth_config c = { SD_FAMILY_DIRICHLET, V, 1.5, 1.0, 1.0, 1, 0.55, 0.0, SD_REGIME_CONSTANT, 20, 0.95,
-                          0.3, 0.9, 5, 1, 77, 1 };
+    sd_synth_config c = { .family = SD_FAMILY_DIRICHLET, .vocab = V, .zipf_s = 1.5, .kappa = 1.0, .temperature = 1.0,
+        .calibrated = 1, .alpha = 0.55, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
+        .alpha_hard = 0.3, .stay = 0.9, .contexts = 5, .history = 1, .seed = 77, .threads = 1 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
     return m;
@@ -60,7 +62,8 @@ START_TEST(first_iteration_n_is_exact)
     exact_n(m, pn);
     ck_assert_double_eq_tol(pn[1] + pn[2] + pn[3], 1.0, 1e-12);
     /* seq_tokens = 1: every iteration starts from the empty prefix */
-    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, G, 400000, 5, 2, 1, 0, NULL, NULL, 1, 0.0, 0 };
+    sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
+        .gamma = G, .tokens = 400000, .seed = 5, .threads = 2, .seq_tokens = 1, .drafts = 1 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.iterations, s.sequences);
@@ -140,8 +143,8 @@ END_TEST
  * the first two tokens are exact; block emits at least as much as token-wise. */
 static void first_two_with(const sd_model *m, const char *rule, size_t drafts, size_t seqs, uint64_t *joint)
 {
-    sd_engine_config ec = { m, sd_verify_find(rule), SD_POLICY_FIXED, G, seqs * 2, 17, 2, 2, 2, NULL, NULL,
-                            drafts, 0.0, 0 };
+    sd_engine_config ec = { .model = m, .verifier = sd_verify_find(rule), .policy = SD_POLICY_FIXED, .gamma = G,
+        .tokens = seqs * 2, .seed = 17, .threads = 2, .seq_tokens = 2, .positions = 2, .drafts = drafts };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     /* positions 1 and 2 are recorded per sequence; their joint law is the product
@@ -191,8 +194,8 @@ START_TEST(block_reference_pair)
     double expect[] = { 1 + 11.0 / 9, 1 + 10.0 / 9 };
     static const char *const rules[] = { "block", "adjusted" };
     for (int k = 0; k < 2; k++) {
-        sd_engine_config ec = { m, sd_verify_find(rules[k]), SD_POLICY_FIXED, 2, 1000000, 3, 2, 0, 0, NULL, NULL, 1,
-                                0.0, 0 };
+        sd_engine_config ec = { .model = m, .verifier = sd_verify_find(rules[k]), .policy = SD_POLICY_FIXED,
+            .gamma = 2, .tokens = 1000000, .seed = 3, .threads = 2, .drafts = 1 };
         sd_engine_stats s;
         ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
         double z = (sd_engine_mean_n(&s) - expect[k]) / sd_engine_mean_n_se(&s);
@@ -209,12 +212,14 @@ END_TEST
 
 START_TEST(adaptive_policies)
 {
-    sd_synth_config c = { SD_FAMILY_ZIPF, 300, 1.5, 1.0, 1.0, 1, 0.8, 0.0, SD_REGIME_CONSTANT, 20, 0.95, 0.3, 0.9,
-                          16, 2, 5, 2 };
+    sd_synth_config c = { .family = SD_FAMILY_ZIPF, .vocab = 300, .zipf_s = 1.5, .kappa = 1.0, .temperature = 1.0,
+        .calibrated = 1, .alpha = 0.8, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
+        .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 5, .threads = 2 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
     const sd_verifier *v = sd_verify_find("adjusted");
-    sd_engine_config ec = { m, v, SD_POLICY_THRESHOLD, 6, 100000, 1, 2, 0, 0, NULL, NULL, 1, 1.0, 0 };
+    sd_engine_config ec = { .model = m, .verifier = v, .policy = SD_POLICY_THRESHOLD, .gamma = 6, .tokens = 100000,
+        .seed = 1, .threads = 2, .drafts = 1, .threshold = 1.0 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK); /* no draft is that sure: plain decoding */
     ck_assert_uint_eq(s.draft_calls, 0);
@@ -240,7 +245,9 @@ START_TEST(adaptive_policies)
     sd_error err;
     ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_EINVAL);
     sd_table *t;
-    ck_assert_int_eq(sd_engine_policies(m, v, 0.02, 12, NULL, 0, 50000, 1, 2, &t, NULL), SD_OK);
+    sd_engine_config base = sd_engine_defaults();
+    base.model = m, base.verifier = v, base.gamma_max = 12, base.tokens = 50000, base.seed = 1, base.threads = 2;
+    ck_assert_int_eq(sd_engine_policies(&base, 0.02, NULL, 0, &t, NULL), SD_OK);
     ck_assert_uint_eq(sd_table_nrows(t), 8);
     ck_assert_str_eq(sd_table_cell(t, 7, 0)->v.s, "ceiling 1/(1 - alpha), theory (c = 0)");
     sd_table_free(t);
@@ -250,13 +257,15 @@ END_TEST
 
 START_TEST(same_seed_same_result_on_any_thread_count)
 {
-    sd_synth_config c = { SD_FAMILY_ZIPF, 700, 1.5, 1.0, 1.0, 1, 0.7, 0.0, SD_REGIME_BETA, 20, 0.95, 0.3, 0.9,
-                          16, 2, 5, 2 };
+    sd_synth_config c = { .family = SD_FAMILY_ZIPF, .vocab = 700, .zipf_s = 1.5, .kappa = 1.0, .temperature = 1.0,
+        .calibrated = 1, .alpha = 0.7, .regime = SD_REGIME_BETA, .concentration = 20, .alpha_easy = 0.95,
+        .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 5, .threads = 2 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
     sd_engine_stats s[3];
     for (unsigned t = 1; t <= 3; t++) {
-        sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 99, t, 0, 0, NULL, NULL, 1, 0.0, 0 };
+        sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
+            .gamma = 4, .tokens = 200000, .seed = 99, .threads = t, .drafts = 1 };
         ck_assert_int_eq(sd_engine_run(&ec, &s[t - 1], NULL), SD_OK);
     }
     for (int k = 1; k < 3; k++) {
@@ -265,7 +274,8 @@ START_TEST(same_seed_same_result_on_any_thread_count)
         ck_assert_mem_eq(s[k].out_counts, s[0].out_counts, 16 * 700 * sizeof(uint64_t));
         ck_assert_mem_eq(&s[k].alpha_hat, &s[0].alpha_hat, sizeof(double)); /* bit for bit */
     }
-    sd_engine_config other = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 4, 200000, 100, 1, 0, 0, NULL, NULL, 1, 0.0, 0 };
+    sd_engine_config other = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
+        .gamma = 4, .tokens = 200000, .seed = 100, .threads = 1, .drafts = 1 };
     sd_engine_stats o;
     ck_assert_int_eq(sd_engine_run(&other, &o, NULL), SD_OK);
     ck_assert(memcmp(o.n_hist, s[0].n_hist, (s[0].max_n + 1) * sizeof(uint64_t)) != 0); /* another seed differs */
@@ -278,11 +288,13 @@ END_TEST
 
 START_TEST(greedy_emits_the_argmax)
 {
-    sd_synth_config c = { SD_FAMILY_LOGITS, 50, 1.5, 1.0, 0.7, 1, 0.6, 0.0, SD_REGIME_CONSTANT, 20, 0.95, 0.3,
-                          0.9, 16, 2, 3, 1 };
+    sd_synth_config c = { .family = SD_FAMILY_LOGITS, .vocab = 50, .zipf_s = 1.5, .kappa = 1.0, .temperature = 0.7,
+        .calibrated = 1, .alpha = 0.6, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
+        .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 3, .threads = 1 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
-    sd_engine_config ec = { m, sd_verify_find("greedy"), SD_POLICY_FIXED, 3, 50000, 1, 2, 0, 0, NULL, NULL, 1, 0.0, 0 };
+    sd_engine_config ec = { .model = m, .verifier = sd_verify_find("greedy"), .policy = SD_POLICY_FIXED, .gamma = 3,
+        .tokens = 50000, .seed = 1, .threads = 2, .drafts = 1 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     for (size_t k = 0; k < 16; k++) {
@@ -305,7 +317,8 @@ START_TEST(degenerate_models)
     const double one[] = { 1.0 };
     sd_model *m;
     ck_assert_int_eq(sd_model_pair(one, one, 1, &m, NULL), SD_OK);
-    sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 6, 10000, 1, 1, 0, 0, NULL, NULL, 1, 0.0, 0 };
+    sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
+        .gamma = 6, .tokens = 10000, .seed = 1, .threads = 1, .drafts = 1 };
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.n_hist[7], s.iterations);
@@ -333,7 +346,8 @@ END_TEST
 
 START_TEST(validate_quick_passes)
 {
-    sd_validate_config cfg = { 1, 20261129, 2, "data" };
+    sd_validate_config cfg = sd_validate_defaults();
+    cfg.quick = 1;
     sd_table *t;
     int passed = 0;
     sd_error err;

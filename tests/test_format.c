@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "table.h"
+#include "specdec/format.h"
+#include "specdec/table.h"
 #include "testutil.h"
 
 static sd_table *sample_table(void)

@@ -6,7 +6,16 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "specdec.h"
 #include "testutil.h"
+
+const char *data_path(const char *name)
+{
+    static char path[4096];
+    sd_error err;
+    ck_assert_msg(sd_data_find(NULL, name, path, sizeof path, &err) == SD_OK, "%s", err.msg);
+    return path;
+}
 
 const char *write_temp(const char *text)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
+#include "specdec/parse.h"
 #include "testutil.h"
 
 static const sd_domain ANY = { "--x", -INFINITY, INFINITY, 0 };

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
-#include "plot.h"
+#include "specdec/parse.h"
+#include "specdec/plot.h"
 #include "testutil.h"
-#include "theory.h"
+#include "specdec/theory.h"
 
 static char dir[64];
 
@@ -28,7 +28,7 @@ static void clean_dir(void)
 /* The figure's default inputs, parsed as the CLI does. */
 static sd_plot_input defaults(const sd_plot_kind *k)
 {
-    sd_plot_input in = { { 0 }, { 0 }, { 0 }, { 0 }, 20000, 7, 2, "data" };
+    sd_plot_input in = { .tokens = 20000, .seed = 7, .threads = 2 };
     static const sd_domain any = { "--x", 0, INFINITY, 0 };
     if (k->alpha)
         ck_assert_int_eq(sd_parse_list(k->alpha, &any, &in.alpha, NULL), SD_OK);
@@ -248,8 +248,8 @@ static void check_reported(const char *path)
 
 START_TEST(shipped_scenarios_reproduce_published_numbers)
 {
-    check_reported("data/seed-table.tsv");
-    check_reported("data/leviathan2023.tsv");
+    check_reported(data_path("seed-table.tsv"));
+    check_reported(data_path("leviathan2023.tsv"));
     char flop[16]; /* Table 1's FLOP factor */
     snprintf(flop, sizeof flop, "%.2f", sd_theory_flop_factor(0.8, 5, 0));
     ck_assert_str_eq(flop, "1.63");

@@ -9,7 +9,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "testutil.h"
-#include "theory.h"
+#include "specdec/theory.h"
 
 /* ---- reference: E(N) = sum_{j=0..gamma} alpha^j by plain summation in
  * binary128 (113-bit significand): 10^7 terms lose at most ~1e-27. */

@@ -29,6 +29,11 @@ Suite *validate_suite(void);
 Suite *plot_suite(void);
 Suite *cost_suite(void);
 
+/* The path of data file name through the library's resolver (data.h), so
+ * that the runner works from any folder; fails the test when not found.
+ * Valid until the next call. */
+const char *data_path(const char *name);
+
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);
 

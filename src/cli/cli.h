@@ -10,9 +10,7 @@
 
 #include <stddef.h>
 
-#include "parse.h"
-#include "status.h"
-#include "table.h"
+#include "specdec.h"
 
 #define CLI_MAX_OPTIONS 40
 #define CLI_MAX_POSITIONAL 4
@@ -46,6 +44,7 @@ struct cli_args {
     int given[CLI_MAX_OPTIONS];
     const char *pos[CLI_MAX_POSITIONAL];
     int npos;
+    const char *data_dir; /* the global --data DIR, or NULL */
 };
 
 /* Parses argv (after the command name).  Sets *help when --help is given.

@@ -6,12 +6,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "dist.h"
-#include "engine.h"
-#include "rng.h"
-#include "synth.h"
-#include "theory.h"
-#include "verify.h"
 
 static const sd_domain VOCAB = { "--vocab", 1, SD_VOCAB_MAX, 1 };
 static const sd_domain TOKENS = { "--tokens", 1, 1e12, 1 };
@@ -31,9 +25,6 @@ static const sd_domain STAY = { "--stay", 0, 1, 0 };
 static const sd_domain SIM_GAMMA = { "--gamma", 1, SD_ORACLE_MAX, 1 };
 static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
-static const char *const FAMILIES[] = { "zipf", "dirichlet", "logits", NULL };
-static const char *const REGIMES[] = { "constant", "beta", "markov", NULL };
-static const char *const POLICIES[] = { "fixed", "oracle", "threshold", "heuristic", NULL };
 static const sd_domain THRESHOLD = { "--threshold", 0, 1, 0 };
 static const sd_domain THRESHOLDS = { "--thresholds", 0, 1, 0 };
 static const sd_domain GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
@@ -83,8 +74,8 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
     int family, regime;
     sd_status st;
     memset(ms, 0, sizeof *ms);
-    if ((st = cli_choice(a, "--family", FAMILIES, "zipf", &family, err)) != SD_OK ||
-        (st = cli_choice(a, "--regime", REGIMES, "constant", &regime, err)) != SD_OK ||
+    if ((st = cli_choice(a, "--family", sd_family_names(), "zipf", &family, err)) != SD_OK ||
+        (st = cli_choice(a, "--regime", sd_regime_names(), "constant", &regime, err)) != SD_OK ||
         (st = cli_number(a, &VOCAB, "1000", &vocab, err)) != SD_OK ||
         (st = cli_number(a, &HISTORY, "2", &history, err)) != SD_OK ||
         (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK ||
@@ -118,46 +109,119 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
     return SD_OK;
 }
 
+/* The columns of simulate: one row per (alpha, gamma) run. */
+static const char *const SIM_COLS[] = {
+    "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "drafts", "alpha_nominal", "alpha_hat",
+    "acceptance_rate", "iterations", "tokens", "tokens_per_iteration", "tokens_per_iteration_se",
+    "expected_tokens_theory", "output_tv", "output_pvalue", "draft_calls", "target_calls",
+    "target_positions", "per_position_acceptance", "seed", "threads", "rng",
+};
+enum { SIM_NCOLS = sizeof SIM_COLS / sizeof SIM_COLS[0] };
+
+/* The acceptance the run was asked for: the model's measured mean for files,
+ * noisy and greedy drafts, else the calibrated alpha (markov: its mean). */
+static double nominal_alpha(const model_spec *ms, const sd_verifier *v, const sd_model *m)
+{
+    if (ms->from_files || !ms->synth.calibrated || sd_verify_is_greedy(v))
+        return sd_verify_mean_acceptance(v, m);
+    if (ms->synth.regime == SD_REGIME_MARKOV) {
+        const sd_markov mk = { ms->synth.alpha_easy, ms->synth.alpha_hard, ms->synth.stay };
+        return sd_theory_markov_mean_alpha(&mk);
+    }
+    return ms->synth.alpha;
+}
+
+/* One engine run of ec on its model, as one row of t. */
+static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, sd_table *t, sd_error *err)
+{
+    sd_engine_stats s;
+    sd_gof gof;
+    sd_status st = sd_engine_run(ec, &s, err);
+    if (st != SD_OK)
+        return st;
+    if (ec->progress != NULL && s.seconds > 1.0)
+        fprintf(stderr, "\r%40s\r", "");
+    /* conditional acceptance of draft i given drafts 1..i-1 accepted, i = 1..16 */
+    char rates[512] = "";
+    for (size_t d = 0; d < s.max_gamma && d < 16 && s.reached[d] > 0; d++)
+        snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s%.4f", d ? "," : "",
+                 (double)s.accepted_at[d] / (double)s.reached[d]);
+    if ((st = sd_engine_output_gof(ec->model, ec->verifier, &s, &gof, err)) == SD_OK) {
+        /* eq. (4) for a fixed gamma; the ceiling for the oracle; for the adaptive
+         * policies, eq. (4) at the mean draft length (a reference, not a law) */
+        double mean_g = (double)s.draft_calls / (double)s.iterations;
+        double theory = ec->policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
+                        : sd_theory_expected_tokens(s.alpha_hat, ec->policy == SD_POLICY_FIXED ? (double)ec->gamma : mean_g);
+        const sd_model *m = ec->model;
+        const char *policy = sd_engine_policy_name(ec->policy);
+        const sd_cell row[SIM_NCOLS] = {
+            sd_text(sd_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
+            sd_int((long long)sd_model_contexts(m)),
+            sd_text(ms->from_files ? "constant" : sd_regime_name(ms->synth.regime)), sd_text(policy),
+            ec->policy == SD_POLICY_FIXED ? sd_int((long long)ec->gamma) : sd_text(policy),
+            sd_text(sd_verify_name(ec->verifier)), sd_int((long long)ec->drafts),
+            sd_real(nominal_alpha(ms, ec->verifier, m)), sd_real(s.alpha_hat),
+            sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
+            sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
+            sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
+            sd_int((long long)s.target_calls), sd_int((long long)s.target_positions), sd_text(rates),
+            sd_int((long long)ec->seed), sd_int((long long)ec->threads), sd_text(sd_rng_type()->name),
+        };
+        st = sd_table_add(t, row, err);
+    }
+    sd_engine_stats_free(&s);
+    return st;
+}
+
+/* The engine options simulate reads into ec (all but the model and gamma). */
+static sd_status read_engine_options(const cli_args *a, const model_spec *ms, sd_engine_config *ec, sd_error *err)
+{
+    double tokens, threads, drafts, gamma_max;
+    int policy;
+    sd_status st;
+    *ec = sd_engine_defaults();
+    if ((st = find_verifier(a, &ec->verifier, err)) != SD_OK ||
+        (st = cli_number(a, &DRAFTS, "1", &drafts, err)) != SD_OK ||
+        (st = cli_number(a, &THRESHOLD, "0.5", &ec->threshold, err)) != SD_OK ||
+        (st = cli_number(a, &GAMMA_MAX, "32", &gamma_max, err)) != SD_OK ||
+        (st = cli_choice(a, "--policy", sd_engine_policy_names(), "fixed", &policy, err)) != SD_OK ||
+        (st = cli_number(a, &TOKENS, "1000000", &tokens, err)) != SD_OK ||
+        (st = cli_number(a, &THREADS, "1", &threads, err)) != SD_OK)
+        return st;
+    if (policy == SD_POLICY_ORACLE && cli_given(a, "--gamma"))
+        return sd_fail(err, SD_EINVAL, "--gamma: the oracle policy chooses its own draft length");
+    ec->policy = (sd_policy)policy;
+    ec->drafts = (size_t)drafts;
+    ec->gamma_max = (size_t)gamma_max;
+    ec->tokens = (uint64_t)tokens;
+    ec->threads = (unsigned)threads;
+    ec->seed = ms->synth.seed;
+    if (isatty(STDERR_FILENO))
+        ec->progress = progress_line;
+    return SD_OK;
+}
+
 static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = {
-        "family", "vocab", "contexts", "regime", "policy", "gamma", "verify", "drafts", "alpha_nominal", "alpha_hat",
-        "acceptance_rate", "iterations", "tokens", "tokens_per_iteration", "tokens_per_iteration_se",
-        "expected_tokens_theory", "output_tv", "output_pvalue", "draft_calls", "target_calls",
-        "target_positions", "per_position_acceptance", "seed", "threads", "rng",
-    };
-    enum { NCOLS = sizeof cols / sizeof cols[0] };
     model_spec ms;
     sd_list l[2] = { { 0 } };
     sd_table *t = NULL;
     sd_model *m = NULL;
     sd_dist p = { 0 }, q = { 0 };
-    const sd_verifier *v;
-    double tokens, threads, drafts, threshold, gamma_max;
-    int policy;
+    sd_engine_config ec;
     sd_status st;
-    if ((st = read_model_spec(a, &ms, err)) != SD_OK || (st = find_verifier(a, &v, err)) != SD_OK ||
-        (st = cli_number(a, &DRAFTS, "1", &drafts, err)) != SD_OK ||
-        (st = cli_number(a, &THRESHOLD, "0.5", &threshold, err)) != SD_OK ||
-        (st = cli_number(a, &GAMMA_MAX, "32", &gamma_max, err)) != SD_OK ||
-        (st = cli_choice(a, "--policy", POLICIES, "fixed", &policy, err)) != SD_OK ||
-        (st = cli_number(a, &TOKENS, "1000000", &tokens, err)) != SD_OK ||
-        (st = cli_number(a, &THREADS, "1", &threads, err)) != SD_OK ||
+    if ((st = read_model_spec(a, &ms, err)) != SD_OK || (st = read_engine_options(a, &ms, &ec, err)) != SD_OK ||
         (st = cli_list(a, &SIM_GAMMA, "5", &l[1], err)) != SD_OK)
         goto done;
     if (ms.from_files || !ms.synth.calibrated || ms.synth.regime == SD_REGIME_MARKOV)
         st = sd_parse_list("1", &CLI_ALPHA, &l[0], err); /* one model; alpha comes from it */
     else
         st = cli_list(a, &CLI_ALPHA, "0.8", &l[0], err);
-    if (st != SD_OK || (st = cli_table(NCOLS, cols, &t, err)) != SD_OK)
+    if (st != SD_OK || (st = cli_table(SIM_NCOLS, SIM_COLS, &t, err)) != SD_OK)
         goto done;
-    if (policy == SD_POLICY_ORACLE && cli_given(a, "--gamma")) {
-        st = sd_fail(err, SD_EINVAL, "--gamma: the oracle policy chooses its own draft length");
-        goto done;
-    }
     if (ms.from_files && (st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err)) != SD_OK)
         goto done;
-    ms.synth.threads = (unsigned)threads;
+    ms.synth.threads = ec.threads;
     for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
         if (!ms.from_files) {
             sd_model_free(m);
@@ -166,49 +230,11 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
             if ((st = sd_model_synth(&ms.synth, &m, err)) != SD_OK)
                 break;
         }
-        double nominal = ms.from_files || !ms.synth.calibrated || v->greedy ? sd_verify_mean_acceptance(v, m)
-                         : ms.synth.regime == SD_REGIME_MARKOV ? 0.5 * (ms.synth.alpha_easy + ms.synth.alpha_hard)
-                                                               : ms.synth.alpha;
-        size_t ngamma = policy == SD_POLICY_ORACLE ? 1 : l[1].n;
+        ec.model = m;
+        size_t ngamma = ec.policy == SD_POLICY_ORACLE ? 1 : l[1].n;
         for (size_t j = 0; j < ngamma && st == SD_OK; j++) {
-            sd_engine_config ec = { m, v, (sd_policy)policy, (size_t)l[1].v[j], (uint64_t)tokens,
-                                    ms.synth.seed, (unsigned)threads, 0, 0, NULL, NULL, (size_t)drafts, threshold,
-                                    (size_t)gamma_max };
-            if (isatty(STDERR_FILENO))
-                ec.progress = progress_line;
-            sd_engine_stats s;
-            sd_gof gof;
-            if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
-                break;
-            if (ec.progress != NULL && s.seconds > 1.0)
-                fprintf(stderr, "\r%40s\r", "");
-            /* conditional acceptance of draft i given drafts 1..i-1 accepted, i = 1..16 */
-            char rates[512] = "";
-            for (size_t d = 0; d < s.max_gamma && d < 16 && s.reached[d] > 0; d++)
-                snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s%.4f", d ? "," : "",
-                         (double)s.accepted_at[d] / (double)s.reached[d]);
-            if ((st = sd_engine_output_gof(m, v, &s, &gof, err)) == SD_OK) {
-                /* eq. (4) for a fixed gamma; the ceiling for the oracle; for the adaptive
-                 * policies, eq. (4) at the mean draft length (a reference, not a law) */
-                double mean_g = (double)s.draft_calls / (double)s.iterations;
-                double theory = policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
-                                : sd_theory_expected_tokens(s.alpha_hat, policy == SD_POLICY_FIXED ? (double)ec.gamma : mean_g);
-                const sd_cell row[NCOLS] = {
-                    sd_text(sd_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
-                    sd_int((long long)sd_model_contexts(m)),
-                    sd_text(ms.from_files ? "constant" : sd_regime_name(ms.synth.regime)),
-                    sd_text(POLICIES[policy]),
-                    policy == SD_POLICY_FIXED ? sd_int((long long)ec.gamma) : sd_text(POLICIES[policy]),
-                    sd_text(v->name), sd_int((long long)ec.drafts), sd_real(nominal), sd_real(s.alpha_hat),
-                    sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
-                    sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
-                    sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
-                    sd_int((long long)s.target_calls), sd_int((long long)s.target_positions), sd_text(rates),
-                    sd_int((long long)ec.seed), sd_int((long long)ec.threads), sd_text(sd_rng_type()->name),
-                };
-                st = sd_table_add(t, row, err);
-            }
-            sd_engine_stats_free(&s);
+            ec.gamma = (size_t)l[1].v[j];
+            st = simulate_row(&ms, &ec, t, err);
         }
     }
 done:
@@ -224,65 +250,38 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     sd_dist p = { 0 }, q = { 0 };
     sd_model *m = NULL;
     sd_table *t = NULL;
-    const sd_verifier *v;
     double draws, seed, drafts;
-    gsl_rng *r = NULL;
-    double *work = NULL;
     uint64_t *counts = NULL;
     double *expect = NULL;
+    sd_sample_config sc = { 0 };
     sd_status st;
-    if ((st = find_verifier(a, &v, err)) != SD_OK || (st = cli_number(a, &DRAWS, "1000000", &draws, err)) != SD_OK ||
+    if ((st = find_verifier(a, &sc.verifier, err)) != SD_OK ||
+        (st = cli_number(a, &DRAWS, "1000000", &draws, err)) != SD_OK ||
         (st = cli_number(a, &DRAFTS, "1", &drafts, err)) != SD_OK ||
-        (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK)
-        goto done;
-    if (v->greedy || v->block != NULL) {
-        st = sd_fail(err, SD_EINVAL, "--verify: sample takes adjusted or target (one position)");
-        goto done;
-    }
-    if (drafts > 1 && strcmp(v->name, "adjusted") != 0) {
-        st = sd_fail(err, SD_EINVAL, "--drafts: several drafts need --verify adjusted");
-        goto done;
-    }
-    if ((st = load_pair(a->pos[0], a->pos[1], &p, &q, &m, err)) != SD_OK || (st = cli_table(7, cols, &t, err)) != SD_OK)
+        (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK ||
+        (st = load_pair(a->pos[0], a->pos[1], &p, &q, &m, err)) != SD_OK || (st = cli_table(7, cols, &t, err)) != SD_OK)
         goto done;
     size_t n = p.n;
-    const sd_context *c = sd_model_context(m, 0);
-    counts = calloc(n, sizeof *counts);
+    counts = malloc(n * sizeof *counts);
     expect = malloc(n * sizeof *expect);
-    r = sd_rng_stream((uint64_t)seed, 0);
-    work = malloc((2 * n + 1) * sizeof *work);
-    if (counts == NULL || expect == NULL || r == NULL || work == NULL) {
+    if (counts == NULL || expect == NULL) {
         st = sd_fail(err, SD_ENOMEM, "out of memory");
         goto done;
     }
-    /* One position: x ~ q, accepted with probability min(1, p(x)/q(x)), else resampled. */
-    for (double d = 0; d < draws; d++) {
-        if (drafts > 1) { /* k drafts, recursive rejection */
-            int accepted;
-            counts[sd_verify_multi(c, (size_t)drafts, r, work, &accepted)]++;
-            continue;
-        }
-        uint32_t x = sd_verify_draft(v, c, r);
-        counts[v->accept(c, x, r) ? x : v->resample(c, r)]++;
-    }
-    v->output(c, n, expect);
-    /* back from rank space to the files' token order */
+    sc.model = m, sc.drafts = (size_t)drafts, sc.draws = (uint64_t)draws, sc.seed = (uint64_t)seed;
+    if ((st = sd_engine_sample(&sc, counts, expect, err)) != SD_OK)
+        goto done;
     for (size_t tok = 0; tok < n && st == SD_OK; tok++) {
-        size_t rank = 0;
-        while (c->token[rank] != tok)
-            rank++;
         char label[32];
         snprintf(label, sizeof label, "%zu", tok);
         const sd_cell row[] = { sd_text(p.labels ? p.labels[tok] : label), sd_real(p.p[tok]), sd_real(q.p[tok]),
-                                sd_real((double)counts[rank] / draws), sd_real(expect[rank]),
+                                sd_real((double)counts[tok] / draws), sd_real(expect[tok]),
                                 sd_int((long long)seed), sd_text(sd_rng_type()->name) };
         st = sd_table_add(t, row, err);
     }
 done:
-    gsl_rng_free(r);
     free(counts);
     free(expect);
-    free(work);
     sd_model_free(m);
     sd_dist_free(&p);
     sd_dist_free(&q);
@@ -315,9 +314,12 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
         st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err);
     else
         st = sd_model_synth(&ms.synth, &m, err);
-    if (st == SD_OK)
-        st = sd_engine_policies(m, v, cost, (size_t)gamma_max, th.v, th.n, (uint64_t)tokens, ms.synth.seed,
-                                (unsigned)threads, out, err);
+    if (st == SD_OK) {
+        sd_engine_config base = sd_engine_defaults();
+        base.model = m, base.verifier = v, base.gamma_max = (size_t)gamma_max, base.tokens = (uint64_t)tokens;
+        base.seed = ms.synth.seed, base.threads = (unsigned)threads;
+        st = sd_engine_policies(&base, cost, th.v, th.n, out, err);
+    }
 done:
     sd_model_free(m);
     sd_dist_free(&p);

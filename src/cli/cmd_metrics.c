@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "theory.h"
 
 static const sd_domain LENGTH = { "--mean-acceptance-length", 1.0, 1e9 + 1, 0 };
 static const sd_domain RATE = { "--acceptance-rate", 0.0, 1.0, 0 };
@@ -13,13 +12,14 @@ static const sd_domain HARD = { "--alpha-hard", 0.0, 1.0, 0 };
 static const sd_domain STAY = { "--stay", 0.0, 0.999999, 0 };
 static const sd_domain ONE_COST = { "--cost", 0.0, INFINITY, 0 };
 
-/* The rates alpha^i, i = 1..gamma, as "a,b,c" (at most 64 shown, then "..."). */
+/* The unconditional per-position rates P(drafts 1..i accepted) = alpha^i
+ * (sd_theory_survival at i + 1), i = 1..gamma, as "a,b,c" (at most 64, then "..."). */
 static void position_rates(double alpha, double gamma, char *buf, size_t size)
 {
     buf[0] = '\0';
     for (double i = 1; i <= gamma && i <= 64; i++) {
         size_t n = strlen(buf);
-        snprintf(buf + n, size - n, "%s%.6g", i > 1 ? "," : "", pow(alpha, i));
+        snprintf(buf + n, size - n, "%s%.6g", i > 1 ? "," : "", sd_theory_survival(alpha, gamma, i + 1));
     }
     if (gamma > 64)
         snprintf(buf + strlen(buf), size - strlen(buf), ",...");
@@ -52,12 +52,11 @@ static sd_status run_metrics(const cli_args *a, sd_table **out, sd_error *err)
             st = sd_theory_alpha_from_length(x[0], g, &alpha, err);
         if (st != SD_OK)
             break;
-        double e = sd_theory_expected_tokens(alpha, g);
+        sd_metrics mt = sd_theory_metrics(alpha, g);
         char rates[1024];
         position_rates(alpha, g, rates, sizeof rates);
-        /* accepted drafts per drafted token: (E(N) - 1) / gamma; E(N) counts the bonus token */
-        const sd_cell row[] = { sd_real(alpha), sd_int((long long)g), sd_real((e - 1.0) / g), sd_real(e),
-                                sd_real(e / (g + 1.0)), sd_text(rates) };
+        const sd_cell row[] = { sd_real(alpha), sd_int((long long)g), sd_real(mt.acceptance_rate),
+                                sd_real(mt.mean_acceptance_length), sd_real(mt.system_efficiency), sd_text(rates) };
         st = sd_table_add(t, row, err);
     }
 done:
@@ -82,10 +81,10 @@ static sd_status run_markov(const cli_args *a, sd_table **out, sd_error *err)
     double mean = sd_theory_markov_mean_alpha(&m);
     for (size_t i = 0; i < g.n && st == SD_OK; i++) {
         double e = sd_theory_markov_expected_tokens(&m, g.v[i]), iid = sd_theory_expected_tokens(mean, g.v[i]);
-        double cf = sd_theory_cost_factor(g.v[i], cost);
         const sd_cell row[] = { sd_real(m.a_easy), sd_real(m.a_hard), sd_real(m.stay), sd_int((long long)g.v[i]),
-                                sd_real(mean), sd_real(e), sd_real(iid), sd_real((iid - e) / e), sd_real(e / cf),
-                                sd_real(iid / cf) };
+                                sd_real(mean), sd_real(e), sd_real(iid), sd_real((iid - e) / e),
+                                sd_real(sd_theory_improvement_at(e, g.v[i], cost)),
+                                sd_real(sd_theory_improvement_at(iid, g.v[i], cost)) };
         st = sd_table_add(t, row, err);
     }
 done:
@@ -94,8 +93,8 @@ done:
 
 static const cli_option metrics_options[] = {
     { "--alpha", "LIST", "acceptance rate alpha in [0, 1] (eq. 7)" },
-    { "--mean-acceptance-length", "LIST", "engines' mean acceptance length E(N), bonus token included: solve for alpha" },
-    { "--acceptance-rate", "LIST", "engines' accepted / drafted tokens, (E(N) - 1) / gamma: solve for alpha" },
+    { "--mean-acceptance-length", "LIST", "vLLM V1's mean acceptance length E(N), bonus token included: solve for alpha" },
+    { "--acceptance-rate", "LIST", "vLLM V1's draft acceptance rate, accepted / drafted = (E(N) - 1) / gamma: solve for alpha" },
     { "--gamma", "LIST", "draft lengths, whole numbers in [1, 1e9]" },
     { NULL, NULL, NULL },
 };

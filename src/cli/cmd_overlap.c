@@ -2,7 +2,6 @@
 #include <stdlib.h>
 
 #include "cli.h"
-#include "dist.h"
 
 static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 

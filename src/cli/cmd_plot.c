@@ -3,11 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "plot.h"
 
-#ifndef SPECDEC_DATA_DIR
-#define SPECDEC_DATA_DIR "data"
-#endif
 
 static const sd_domain PLOT_GAMMA = { "--gamma", 1, 4096, 1 };
 static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
@@ -41,7 +37,7 @@ static sd_status add_file(sd_table *t, const char *figure, const char *dir, cons
 static sd_status one_figure(const cli_args *a, const sd_plot_kind *k, const char *dir, int fmt, sd_table *t,
                             sd_error *err)
 {
-    sd_plot_input in = { { 0 }, { 0 }, { 0 }, { 0 }, 0, 0, 1, SPECDEC_DATA_DIR };
+    sd_plot_input in = { .threads = 1, .data_dir = a->data_dir };
     double tokens, seed, threads;
     sd_status st;
     if ((st = input_list(a, k, &CLI_ALPHA, k->alpha, &in.alpha, err)) == SD_OK &&

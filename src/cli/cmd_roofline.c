@@ -5,12 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cost.h"
-#include "theory.h"
-
-#ifndef SPECDEC_DATA_DIR
-#define SPECDEC_DATA_DIR "data"
-#endif
 
 static const sd_domain BATCH = { "--batch", 1, 1048576, 1 };
 static const sd_domain CONTEXT = { "--context", 0, 16777216, 1 };
@@ -21,51 +15,12 @@ static const sd_domain OVERHEAD = { "--overhead", 0, 1, 0 };
 static const sd_domain DEVICES = { "--devices", 1, 1024, 1 };
 static const sd_domain ACCEPTANCE = { "--acceptance", 0, 1, 0 };
 
-typedef struct {
-    sd_model_spec *models;
-    size_t nmodels;
-    sd_hardware *hw;
-    size_t nhw;
-} presets;
-
-static void presets_free(presets *p)
+static sd_status load_presets(const cli_args *a, sd_presets *p, sd_error *err)
 {
-    free(p->models);
-    free(p->hw);
+    return sd_presets_load(a->data_dir, cli_value(a, "--models-file"), cli_value(a, "--hardware-file"), p, err);
 }
 
-static sd_status load_presets(const cli_args *a, presets *p, sd_error *err)
-{
-    const char *mf = cli_value(a, "--models-file"), *hf = cli_value(a, "--hardware-file");
-    sd_status st = sd_cost_load_models(mf ? mf : SPECDEC_DATA_DIR "/models.tsv", &p->models, &p->nmodels, err);
-    if (st == SD_OK)
-        st = sd_cost_load_hardware(hf ? hf : SPECDEC_DATA_DIR "/hardware.tsv", &p->hw, &p->nhw, err);
-    return st;
-}
-
-/* The index of the preset named by `option` among n records of `stride`
- * bytes that each start with their name (sd_model_spec, sd_hardware), or an
- * error listing the known ones. */
-static sd_status find_preset(const cli_args *a, const char *option, const char *kind, const void *records, size_t n,
-                             size_t stride, size_t *index, sd_error *err)
-{
-    const char *name = cli_value(a, option);
-    char known[1024] = "";
-    if (name == NULL)
-        return sd_fail(err, SD_EINVAL, "%s is required; see 'specdec roofline --list-%s'", option,
-                       strcmp(kind, "model") == 0 ? "models" : kind);
-    for (size_t i = 0; i < n; i++) {
-        const char *candidate = (const char *)records + i * stride;
-        if (strcmp(candidate, name) == 0) {
-            *index = i;
-            return SD_OK;
-        }
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", candidate);
-    }
-    return sd_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", option, kind, name, known);
-}
-
-static sd_status list_models(const presets *p, sd_table **out, sd_error *err)
+static sd_status list_models(const sd_presets *p, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = { "name", "params", "params_active", "bytes_per_param", "layers", "heads",
                                         "kv_heads", "head_dim", "kv_bytes", "experts", "experts_active",
@@ -82,16 +37,110 @@ static sd_status list_models(const presets *p, sd_table **out, sd_error *err)
     return st;
 }
 
-static sd_status list_hardware(const presets *p, sd_table **out, sd_error *err)
+static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = { "name", "tflops", "bandwidth_tbs", "memory_gb", "flops_per_byte" };
     sd_status st = cli_table(5, cols, out, err);
-    for (size_t i = 0; i < p->nhw && st == SD_OK; i++) {
-        const sd_hardware *h = &p->hw[i];
+    for (size_t i = 0; i < p->nhardware && st == SD_OK; i++) {
+        const sd_hardware *h = &p->hardware[i];
         const sd_cell row[] = { sd_text(h->name), sd_real(h->flops / 1e12), sd_real(h->bandwidth / 1e12),
                                 sd_real(h->memory / 1e9), sd_real(h->flops / h->bandwidth) };
         st = sd_table_add(*out, row, err);
     }
+    return st;
+}
+
+/* The request's target, draft, hardware and cost parameters from the options. */
+static sd_status read_setting(const cli_args *a, const sd_presets *p, sd_roofline_request *rq, sd_error *err)
+{
+    sd_status st;
+    rq->params = sd_cost_defaults();
+    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
+        (st = sd_presets_model(p, "draft", cli_value(a, "--draft"), &rq->draft, err)) != SD_OK ||
+        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
+        (st = cli_number(a, &ETA_F, "0.5", &rq->params.eta_flops, err)) != SD_OK ||
+        (st = cli_number(a, &ETA_BW, "0.8", &rq->params.eta_bw, err)) != SD_OK ||
+        (st = cli_number(a, &OVERHEAD, "2e-5", &rq->params.overhead, err)) != SD_OK ||
+        (st = cli_number(a, &DEVICES, "1", &rq->params.devices, err)) != SD_OK)
+        return st;
+    return SD_OK;
+}
+
+/* The acceptance (--alpha, or the --acceptance vector with gamma = 1..G) and
+ * the draft lengths into rq; *mean_alpha is the alpha column: for a vector,
+ * the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance. */
+static sd_status read_acceptance(const cli_args *a, sd_list *acc, sd_list *gammas, sd_roofline_request *rq,
+                                 double *mean_alpha, sd_error *err)
+{
+    sd_status st;
+    if (cli_given(a, "--acceptance") == cli_given(a, "--alpha"))
+        return sd_fail(err, SD_EINVAL, "roofline: give --alpha A or --acceptance A1,...,AG (one of them)");
+    if (cli_given(a, "--acceptance")) {
+        if ((st = cli_list(a, &ACCEPTANCE, NULL, acc, err)) != SD_OK)
+            return st;
+        if (cli_given(a, "--gamma"))
+            return sd_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", acc->n);
+        char range[32];
+        snprintf(range, sizeof range, "1:%zu", acc->n < 256 ? acc->n : (size_t)256);
+        rq->alpha = NAN, rq->acc = acc->v, rq->nacc = acc->n;
+        if ((st = sd_parse_list(range, &RGAMMA, gammas, err)) != SD_OK)
+            return st;
+        st = sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(acc->v, acc->n), (double)acc->n, mean_alpha,
+                                         err);
+    } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &rq->alpha, err)) == SD_OK) {
+        *mean_alpha = rq->alpha;
+        st = cli_list(a, &RGAMMA, "1:16", gammas, err);
+    }
+    rq->gammas = gammas->v, rq->ngammas = gammas->n;
+    return st;
+}
+
+/* --schedule: the draft length per batch bucket, one row per bucket. */
+static sd_status schedule_rows(const sd_roofline_request *rq, const sd_list *batch, double ctx, sd_table *t,
+                               sd_error *err)
+{
+    sd_schedule_bucket *b = malloc(batch->n * sizeof *b);
+    if (b == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    size_t nb = sd_cost_schedule(rq, batch->v, batch->n, ctx, b);
+    sd_status st = SD_OK;
+    for (size_t i = 0; i < nb && st == SD_OK; i++) {
+        const sd_cell row[] = { sd_int((long long)ctx), sd_int((long long)b[i].batch_from),
+                                sd_int((long long)b[i].batch_to), sd_int((long long)b[i].gamma) };
+        st = sd_table_add(t, row, err);
+    }
+    free(b);
+    return st;
+}
+
+/* One row per batch at context ctx, then the break-even and memory notes. */
+static sd_status point_rows(const sd_roofline_request *rq, double mean_alpha, const sd_list *batch, double ctx,
+                            sd_table *t, sd_error *err)
+{
+    int unfit = 0;
+    sd_status st = SD_OK;
+    for (size_t i = 0; i < batch->n && st == SD_OK; i++) {
+        sd_roofline_point r;
+        sd_cost_roofline(rq, batch->v[i], ctx, &r);
+        unfit |= !r.fits;
+        const sd_cell row[] = { sd_text(rq->target->name), sd_text(rq->draft->name), sd_text(rq->hardware->name),
+                                sd_real(mean_alpha), sd_int((long long)batch->v[i]), sd_int((long long)ctx),
+                                sd_int((long long)r.gamma_opt), sd_real(r.improvement_opt), sd_real(r.c_effective),
+                                sd_real(r.verify_cost_ratio), sd_real(r.tokens_per_second),
+                                sd_real(r.tokens_per_second_baseline), sd_text(r.compute_bound ? "compute" : "memory"),
+                                sd_text(r.fits ? "yes" : "no") };
+        st = sd_table_add(t, row, err);
+    }
+    double breakeven = sd_cost_breakeven(rq, batch->v, batch->n, ctx);
+    if (st == SD_OK && isnan(breakeven))
+        st = sd_table_note(t, err, "context %.0f: speculation helps at every listed batch (up to %.0f).", ctx,
+                           batch->v[batch->n - 1]);
+    else if (st == SD_OK)
+        st = sd_table_note(t, err, "context %.0f: break-even batch %.0f: from there on no draft length helps; "
+                           "switch speculation off.", ctx, breakeven);
+    if (st == SD_OK && unfit)
+        st = sd_table_note(t, err, "context %.0f: rows with fits = no need more memory than %.0f x %s holds "
+                           "(both models' weights and KV caches).", ctx, rq->params.devices, rq->hardware->name);
     return st;
 }
 
@@ -101,13 +150,11 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
                                         "improvement_opt", "c_effective", "verify_cost_ratio", "tokens_per_second",
                                         "tokens_per_second_baseline", "bound", "fits" };
     static const char *const sched_cols[] = { "context", "batch_from", "batch_to", "gamma" };
-    presets p = { 0 };
+    sd_presets p = { 0 };
     sd_list l[3] = { { 0 } }, acc = { 0 };
     sd_table *t = NULL;
-    const sd_model_spec *target = NULL, *draft = NULL;
-    const sd_hardware *hw = NULL;
-    sd_cost_params cp = sd_cost_defaults();
-    double alpha = NAN;
+    sd_roofline_request rq = { 0 };
+    double mean_alpha = NAN;
     int schedule = cli_given(a, "--schedule");
     sd_status st;
     *out = NULL;
@@ -117,94 +164,17 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         st = cli_given(a, "--list-models") ? list_models(&p, &t, err) : list_hardware(&p, &t, err);
         goto done;
     }
-    size_t it, id, ih;
-    if ((st = find_preset(a, "--target", "model", p.models, p.nmodels, sizeof *p.models, &it, err)) != SD_OK ||
-        (st = find_preset(a, "--draft", "model", p.models, p.nmodels, sizeof *p.models, &id, err)) != SD_OK ||
-        (st = find_preset(a, "--hardware", "hardware", p.hw, p.nhw, sizeof *p.hw, &ih, err)) != SD_OK)
-        goto done;
-    target = &p.models[it], draft = &p.models[id], hw = &p.hw[ih];
-    if ((st = cli_number(a, &ETA_F, "0.5", &cp.eta_flops, err)) != SD_OK ||
-        (st = cli_number(a, &ETA_BW, "0.8", &cp.eta_bw, err)) != SD_OK ||
-        (st = cli_number(a, &OVERHEAD, "2e-5", &cp.overhead, err)) != SD_OK ||
-        (st = cli_number(a, &DEVICES, "1", &cp.devices, err)) != SD_OK ||
+    if ((st = read_setting(a, &p, &rq, err)) != SD_OK ||
         (st = cli_list(a, &BATCH, "1,2,4,8,16,32,64,128,256,512,1024", &l[0], err)) != SD_OK ||
-        (st = cli_list(a, &CONTEXT, "4096", &l[1], err)) != SD_OK)
+        (st = cli_list(a, &CONTEXT, "4096", &l[1], err)) != SD_OK ||
+        (st = read_acceptance(a, &acc, &l[2], &rq, &mean_alpha, err)) != SD_OK ||
+        (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;
-    if (cli_given(a, "--acceptance") == cli_given(a, "--alpha")) {
-        st = sd_fail(err, SD_EINVAL, "roofline: give --alpha A or --acceptance A1,...,AG (one of them)");
-        goto done;
-    }
-    if (cli_given(a, "--acceptance")) {
-        if ((st = cli_list(a, &ACCEPTANCE, NULL, &acc, err)) != SD_OK)
-            goto done;
-        if (cli_given(a, "--gamma")) {
-            st = sd_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", acc.n);
-            goto done;
-        }
-        char range[32];
-        snprintf(range, sizeof range, "1:%zu", acc.n < 256 ? acc.n : (size_t)256);
-        st = sd_parse_list(range, &RGAMMA, &l[2], err);
-    } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &alpha, err)) == SD_OK) {
-        st = cli_list(a, &RGAMMA, "1:16", &l[2], err);
-    }
-    if (st != SD_OK || (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
-        goto done;
-    double mean_alpha = alpha;
-    if (acc.n > 0 && /* the alpha column: the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance */
-        (st = sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(acc.v, acc.n), (double)acc.n, &mean_alpha,
-                                          err)) != SD_OK)
-        goto done;
-    for (size_t j = 0; j < l[1].n && st == SD_OK; j++) {
-        double ctx = l[1].v[j];
-        double from = 0, last_g = -1, breakeven = NAN;
-        int unfit = 0;
-        for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
-            double b = l[0].v[i];
-            sd_roofline_point r;
-            sd_cost_roofline(target, draft, hw, &cp, alpha, acc.n ? acc.v : NULL, acc.n, l[2].v, l[2].n, b, ctx, &r);
-            unfit |= !r.fits;
-            if (r.gamma_opt > 0.0)
-                breakeven = NAN;
-            else if (isnan(breakeven))
-                breakeven = b;
-            if (schedule) {
-                if (fabs(r.gamma_opt - last_g) > 0.5 && last_g >= 0) { /* a new bucket */
-                    const sd_cell row[] = { sd_int((long long)ctx), sd_int((long long)from),
-                                            sd_int((long long)l[0].v[i - 1]), sd_int((long long)last_g) };
-                    st = sd_table_add(t, row, err);
-                    from = b;
-                } else if (last_g < 0) {
-                    from = b;
-                }
-                last_g = r.gamma_opt;
-                continue;
-            }
-            const sd_cell row[] = { sd_text(target->name), sd_text(draft->name), sd_text(hw->name), sd_real(mean_alpha),
-                                    sd_int((long long)b), sd_int((long long)ctx), sd_int((long long)r.gamma_opt),
-                                    sd_real(r.improvement_opt), sd_real(r.c_effective), sd_real(r.verify_cost_ratio),
-                                    sd_real(r.tokens_per_second), sd_real(r.tokens_per_second_baseline),
-                                    sd_text(r.compute_bound ? "compute" : "memory"), sd_text(r.fits ? "yes" : "no") };
-            st = sd_table_add(t, row, err);
-        }
-        if (schedule && st == SD_OK && l[0].n > 0) {
-            const sd_cell row[] = { sd_int((long long)ctx), sd_int((long long)from),
-                                    sd_int((long long)l[0].v[l[0].n - 1]), sd_int((long long)last_g) };
-            st = sd_table_add(t, row, err);
-        }
-        if (st == SD_OK && !schedule) {
-            if (isnan(breakeven))
-                st = sd_table_note(t, err, "context %.0f: speculation helps at every listed batch (up to %.0f).", ctx,
-                                   l[0].v[l[0].n - 1]);
-            else
-                st = sd_table_note(t, err, "context %.0f: break-even batch %.0f: from there on no draft length helps; "
-                                   "switch speculation off.", ctx, breakeven);
-        }
-        if (st == SD_OK && unfit && !schedule)
-            st = sd_table_note(t, err, "context %.0f: rows with fits = no need more memory than %.0f x %s holds "
-                               "(both models' weights and KV caches).", ctx, cp.devices, hw->name);
-    }
+    for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
+        st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err)
+                      : point_rows(&rq, mean_alpha, &l[0], l[1].v[j], t, err);
 done:
-    presets_free(&p);
+    sd_presets_free(&p);
     sd_list_free(&acc);
     return cli_finish(st, l, 3, t, out);
 }
@@ -225,8 +195,8 @@ static const cli_option roofline_options[] = {
     { "--schedule", NULL, "print the draft length per batch bucket instead" },
     { "--list-models", NULL, "print the model presets" },
     { "--list-hardware", NULL, "print the hardware presets" },
-    { "--models-file", "FILE", "model presets TSV (default data/models.tsv)" },
-    { "--hardware-file", "FILE", "hardware presets TSV (default data/hardware.tsv)" },
+    { "--models-file", "FILE", "model presets TSV (default: models.tsv in the data folder)" },
+    { "--hardware-file", "FILE", "hardware presets TSV (default: hardware.tsv in the data folder)" },
     { NULL, NULL, NULL },
 };
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "theory.h"
 
 /* Notes only for small grids: beyond this many (alpha, cost) pairs the
  * table speaks for itself. */
@@ -240,8 +239,8 @@ static sd_status run_speedup(const cli_args *a, sd_table **out, sd_error *err)
             sd_real(p->alpha), sd_real(p->cost), sd_real(p->mu), sd_int((long long)p->gamma),
             sd_real(point_tokens(p)),
             sd_real(sd_theory_cost_factor(p->gamma, p->cost)),
-            sd_real(point_tokens(p) / sd_theory_cost_factor(p->gamma, p->cost)),
-            sd_real((p->gamma * p->mu + p->gamma + 1.0) / point_tokens(p)), /* eq. (11) */
+            sd_real(sd_theory_improvement_at(point_tokens(p), p->gamma, p->cost)),
+            sd_real(sd_theory_flop_factor_at(point_tokens(p), p->gamma, p->mu)),
         };
         st = add_point_row(t, &in, p, cells, NCORE, err);
     }

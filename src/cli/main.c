@@ -11,8 +11,6 @@
 #include <gsl/gsl_errno.h>
 
 #include "cli.h"
-#include "format.h"
-#include "specdec.h"
 
 /* The subcommands: adding a command is adding a row. */
 static const cli_command *const COMMANDS[] = {
@@ -24,7 +22,7 @@ enum { EXIT_USAGE = 2, EXIT_FAILURE_OTHER = 1 };
 static void print_usage(void)
 {
     FILE *f = stdout;
-    fprintf(f, "usage: specdec COMMAND [OPTIONS]\n\n"
+    fprintf(f, "usage: specdec [--data DIR] COMMAND [OPTIONS]\n\n"
                "The analytical theory of speculative decoding: closed forms, optimal draft\n"
                "length, and checks against a real rejection sampler.\n\ncommands:\n");
     for (int i = 0; COMMANDS[i] != NULL; i++)
@@ -32,8 +30,10 @@ static void print_usage(void)
     fprintf(f, "\nLISTS: a value, a comma list, or an inclusive range start:stop[:step]\n"
                "(0.5:0.95:0.05, 1:25); several lists give every combination.\n"
                "Every command takes --format %s (default text).\n"
+               "--data DIR: the folder of data files (presets); else $SPECDEC_DATA, then %s,\n"
+               "then the source tree's data/ when run from its build folder.\n"
                "Run 'specdec COMMAND --help' for a command's options; 'specdec --version'.\n",
-               sd_format_names());
+               sd_format_names(), sd_data_installed_dir());
 }
 
 static void print_command_help(const cli_command *c)
@@ -53,6 +53,43 @@ static void print_command_help(const cli_command *c)
         c->more_help();
 }
 
+/* Library parameters whose option is not simply "--" + the name with '-' for '_'. */
+static const char *const PARAM_FLAGS[][2] = {
+    { "verifier", "--verify" },   { "mean_length", "--mean-acceptance-length" },
+    { "rate", "--acceptance-rate" }, { "dir", "--out" },
+    { NULL, NULL },
+};
+
+/* The library names parameters ("alpha: ..."), the program names flags:
+ * when err starts with a parameter that is one of cmd's options, write the
+ * option instead ("--alpha: ..."), as luaL_argerror's caller adds context. */
+static void name_flag(const cli_command *cmd, sd_error *err)
+{
+    size_t n = strspn(err->msg, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || n > 40 || err->msg[n] != ':')
+        return;
+    char param[48], flag[64];
+    memcpy(param, err->msg, n);
+    param[n] = '\0';
+    snprintf(flag, sizeof flag, "--%s", param);
+    for (char *c = flag; *c; c++)
+        *c = *c == '_' ? '-' : *c;
+    for (int i = 0; PARAM_FLAGS[i][0] != NULL; i++)
+        if (strcmp(PARAM_FLAGS[i][0], param) == 0)
+            snprintf(flag, sizeof flag, "%s", PARAM_FLAGS[i][1]);
+    const cli_option *o;
+    int known = strcmp(flag, "--data") == 0;
+    for (int i = 0; cmd != NULL && !known && (o = cli_option_at(cmd, i)) != NULL; i++)
+        known = strcmp(o->name, flag) == 0;
+    if (!known)
+        return;
+    size_t fl = strlen(flag), len = strlen(err->msg);
+    if (len - n + fl >= sizeof err->msg) /* no room: keep the parameter's name */
+        return;
+    memmove(err->msg + fl, err->msg + n, len - n + 1);
+    memcpy(err->msg, flag, fl);
+}
+
 static int fail(sd_status st, const sd_error *err)
 {
     fprintf(stderr, "specdec: %s\n", err->msg);
@@ -67,13 +104,26 @@ int main(int argc, char **argv)
         sd_fail(&err, SD_EINVAL, "no command given; see 'specdec --help'");
         return fail(SD_EINVAL, &err);
     }
+    const char *data_dir = NULL;
+    if (strcmp(argv[1], "--data") == 0) { /* the one global option */
+        if (argc < 3) {
+            sd_fail(&err, SD_EINVAL, "--data: needs a folder; see 'specdec --help'");
+            return fail(SD_EINVAL, &err);
+        }
+        data_dir = argv[2];
+        argv += 2, argc -= 2;
+        if (argc < 2) {
+            sd_fail(&err, SD_EINVAL, "no command given after --data DIR; see 'specdec --help'");
+            return fail(SD_EINVAL, &err);
+        }
+    }
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_usage();
         return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
     }
     if (strcmp(name, "--version") == 0) {
-        printf("specdec %s\n", SPECDEC_VERSION);
+        printf("specdec %s (library %s, GSL %s)\n", SPECDEC_VERSION, sd_version(), sd_gsl_version());
         return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
     }
     const cli_command *cmd = NULL;
@@ -90,6 +140,7 @@ int main(int argc, char **argv)
     const char *format_name;
     sd_format format = SD_FORMAT_TEXT;
     sd_status st = cli_parse(cmd, argc - 2, argv + 2, &args, &help, &format_name, &err);
+    args.data_dir = data_dir;
     if (st == SD_OK && help) {
         print_command_help(cmd);
         return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
@@ -108,5 +159,7 @@ int main(int argc, char **argv)
     sd_table_free(table);
     if (st == SD_ECHECK)
         return EXIT_FAILURE_OTHER;
+    if (st != SD_OK)
+        name_flag(cmd, &err);
     return st == SD_OK ? 0 : fail(st, &err);
 }

@@ -13,9 +13,9 @@
 
 #include <gsl/gsl_errno.h>
 
-#include "engine.h"
-#include "synth.h"
-#include "verify.h"
+#include "specdec/engine.h"
+#include "specdec/synth.h"
+#include "specdec/verify.h"
 
 int main(int argc, char **argv)
 {
@@ -26,8 +26,9 @@ int main(int argc, char **argv)
     printf("| V | contexts | bank MiB | bank build s | threads | drafted tok/s | emitted tok/s | ns per emitted token | speed-up |\n");
     printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (size_t i = 0; i < sizeof vocabs / sizeof vocabs[0]; i++) {
-        sd_synth_config sc = { SD_FAMILY_ZIPF, vocabs[i], zipf_s, 0.5, 1.0, 1, 0.8, 0.0, SD_REGIME_CONSTANT,
-                               20, 0.95, 0.3, 0.9, 0, 2, 1, 1 };
+        sd_synth_config sc = { .family = SD_FAMILY_ZIPF, .vocab = vocabs[i], .zipf_s = zipf_s, .kappa = 0.5,
+            .temperature = 1.0, .calibrated = 1, .alpha = 0.8, .regime = SD_REGIME_CONSTANT, .concentration = 20,
+            .alpha_easy = 0.95, .alpha_hard = 0.3, .stay = 0.9, .history = 2, .seed = 1, .threads = 1 };
         sd_model *m;
         sd_error err;
         if (sd_model_synth(&sc, &m, &err) != SD_OK) {
@@ -39,8 +40,8 @@ int main(int argc, char **argv)
         sd_engine_stats s[3];
         for (int rep = 0; rep < REPS; rep++)
             for (unsigned t = 1; t <= 2; t++) {
-                sd_engine_config ec = { m, sd_verify_find("adjusted"), SD_POLICY_FIXED, 5, tokens, 1, t, 0, 0,
-                                        NULL, NULL, 1, 0.0, 0 };
+                sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"),
+                    .policy = SD_POLICY_FIXED, .gamma = 5, .tokens = tokens, .seed = 1, .threads = t, .drafts = 1 };
                 if (rep > 0)
                     sd_engine_stats_free(&s[t]);
                 if (sd_engine_run(&ec, &s[t], &err) != SD_OK) {

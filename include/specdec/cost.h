@@ -34,9 +34,9 @@
 
 #include <stddef.h>
 
-#include "status.h"
+#include "specdec/status.h"
 
-/* Both preset records start with their name (the CLI looks them up by it). */
+/* Both preset records start with their name (sd_presets_* look them up by it). */
 typedef struct {
     char name[64];
     double params_total, params_active; /* parameters */
@@ -59,19 +59,19 @@ typedef struct {
 } sd_cost_params;
 
 /* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one device. */
-sd_cost_params sd_cost_defaults(void);
+SD_API sd_cost_params sd_cost_defaults(void);
 
 /* Seconds for one forward pass of m over B sequences of n new tokens at
  * context S (see above); *compute_bound tells which roof limits it. */
-double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+SD_API double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                          double n, double context, int *compute_bound);
 
 /* Bytes of K and V per token. */
-double sd_cost_kv_per_token(const sd_model_spec *m);
+SD_API double sd_cost_kv_per_token(const sd_model_spec *m);
 
 /* Whether the weights of both models and their KV caches for B sequences
  * of S + gamma + 1 tokens fit in the devices' memory. */
-int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
+SD_API int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
                  const sd_cost_params *cp, double batch, double context, double gamma);
 
 /* The best draft length at one (batch, context). */
@@ -86,13 +86,41 @@ typedef struct {
     int fits;                         /* weights and KV caches (both models, gamma_max) fit */
 } sd_roofline_point;
 
+/* What to evaluate: the pair on given hardware, the acceptance, the draft
+ * lengths to consider.  alpha is eq. (4)'s i.i.d. acceptance; when acc is
+ * not NULL, E(N) is the product form over acc[0..nacc-1] instead (no gamma
+ * may then exceed nacc) and alpha is ignored. */
+typedef struct {
+    const sd_model_spec *target, *draft;
+    const sd_hardware *hardware;
+    sd_cost_params params;
+    double alpha;
+    const double *acc;
+    size_t nacc;
+    const double *gammas; /* ngammas whole draft lengths >= 1 */
+    size_t ngammas;
+} sd_roofline_request;
+
 /* Evaluates improvement(gamma) = E(N) / (gamma c_eff + verify_cost_ratio)
- * for each gamma in gammas[0..ng-1] and keeps the best.  E(N) is eq. (4)
- * at alpha, or the product form for acc[0..nacc-1] when acc is not NULL
- * (gammas must then not exceed nacc). */
-void sd_cost_roofline(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
-                      const sd_cost_params *cp, double alpha, const double *acc, size_t nacc, const double *gammas,
-                      size_t ng, double batch, double context, sd_roofline_point *out);
+ * at one (batch, context) for each requested gamma and keeps the best in
+ * *out.  Never fails for presets that loaded (all figures positive). */
+SD_API void sd_cost_roofline(const sd_roofline_request *rq, double batch, double context, sd_roofline_point *out);
+
+/* The break-even batch at one context: the first of batches[0..nb-1]
+ * (ascending) from which on no listed gamma beats plain decoding, so that
+ * speculation should be switched off; NaN when it still helps at the last
+ * listed batch. */
+SD_API double sd_cost_breakeven(const sd_roofline_request *rq, const double *batches, size_t nb, double context);
+
+/* A draft-length schedule at one context: consecutive batches sharing the
+ * best gamma form one bucket [batch_from, batch_to] (gamma 0: do not
+ * speculate).  out holds at least nb buckets; returns how many it wrote. */
+typedef struct {
+    double batch_from, batch_to, gamma;
+} sd_schedule_bucket;
+
+SD_API size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batches, size_t nb, double context,
+                               sd_schedule_bucket *out);
 
 /* Preset tables from TSV files (header line, # comments): models with
  * columns name, params_total, params_active, bytes_per_param, layers,
@@ -100,7 +128,29 @@ void sd_cost_roofline(const sd_model_spec *target, const sd_model_spec *draft, c
  * with name, tflops, bandwidth_tbs, memory_gb.  Every figure must be
  * positive (experts_active <= experts); errors name the file and line.
  * The arrays are malloc'd; *n counts them. */
-sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err);
-sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err);
+SD_API sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err);
+SD_API sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err);
+
+/* Both preset tables.  Each path, when NULL, is data file models.tsv or
+ * hardware.tsv found by sd_data_find(data_dir, ...) (data.h).  Release with
+ * sd_presets_free; on failure *out is untouched and nothing is held. */
+typedef struct {
+    sd_model_spec *models;
+    size_t nmodels;
+    sd_hardware *hardware;
+    size_t nhardware;
+} sd_presets;
+
+SD_API sd_status sd_presets_load(const char *data_dir, const char *models_path, const char *hardware_path,
+                                 sd_presets *out, sd_error *err);
+SD_API void sd_presets_free(sd_presets *p);
+
+/* The preset called name, as a pointer into p.  SD_EINVAL when name is NULL
+ * or unknown: the message starts with param (the caller's name for the
+ * argument, e.g. "target") and lists the known names. */
+SD_API sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name,
+                                  const sd_model_spec **out, sd_error *err);
+SD_API sd_status sd_presets_hardware(const sd_presets *p, const char *param, const char *name,
+                                     const sd_hardware **out, sd_error *err);
 
 #endif

@@ -18,38 +18,46 @@
 
 #include <stddef.h>
 
-#include "status.h"
+#include "specdec/status.h"
 
 /* E(N) = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{j=0..gamma} alpha^j, eq. (4).
  * Limits: alpha = 0 gives 1; alpha = 1 gives gamma + 1 (and alpha -> 1
  * tends to it continuously); gamma -> inf gives 1/(1 - alpha).
  * Computed as expm1((gamma+1) log alpha) / (alpha - 1): no cancellation, a
  * few ulp of relative error for every alpha in [0, 1] and gamma up to 2^53. */
-double sd_theory_expected_tokens(double alpha, double gamma);
+SD_API double sd_theory_expected_tokens(double alpha, double gamma);
 
 /* P(N = n), eqs. (2) and (3): alpha^(n-1) (1 - alpha) for n = 1..gamma and
  * alpha^gamma for n = gamma + 1; 0 for any other whole n.  0^0 = 1. */
-double sd_theory_pmf(double alpha, double gamma, double n);
+SD_API double sd_theory_pmf(double alpha, double gamma, double n);
 
 /* P(N >= n) = alpha^(n-1) for n = 1..gamma+1 (the derivation of eq. 4);
  * 1 for n <= 1, 0 for n > gamma + 1. */
-double sd_theory_survival(double alpha, double gamma, double n);
+SD_API double sd_theory_survival(double alpha, double gamma, double n);
 
 /* The relative iteration cost 1 + gamma c, eq. (9) divided by T. */
-double sd_theory_cost_factor(double gamma, double cost);
+SD_API double sd_theory_cost_factor(double gamma, double cost);
 
 /* Wall-time improvement f(gamma) = E(N) / (1 + gamma c), eq. (10).
  * At gamma = 1 it is (1 + alpha) / (1 + c). */
-double sd_theory_improvement(double alpha, double gamma, double cost);
+SD_API double sd_theory_improvement(double alpha, double gamma, double cost);
+
+/* Eq. (10) at a given E(N) = tokens: tokens / (1 + gamma c), for E(N) from
+ * any source (a per-position vector, a Markov model, a measurement).
+ * tokens >= 1; NaN outside the domain. */
+SD_API double sd_theory_improvement_at(double tokens, double gamma, double cost);
+
+/* Eq. (11) at a given E(N) = tokens: (gamma mu + gamma + 1) / tokens. */
+SD_API double sd_theory_flop_factor_at(double tokens, double gamma, double mu);
 
 /* FLOP factor (gamma mu + gamma + 1) / E(N), eq. (11): arithmetic per
  * emitted token relative to standard decoding.  At alpha = 1 it is
  * (gamma mu + gamma + 1) / (gamma + 1). */
-double sd_theory_flop_factor(double alpha, double gamma, double mu);
+SD_API double sd_theory_flop_factor(double alpha, double gamma, double mu);
 
 /* The oracle ceiling 1 / (1 - alpha), the limit of eq. (4) as gamma -> inf;
  * +inf at alpha = 1. */
-double sd_theory_ceiling(double alpha);
+SD_API double sd_theory_ceiling(double alpha);
 
 typedef struct {
     double gamma_opt;           /* whole gamma >= 1 maximising eq. (10); 0 = do not speculate; +inf = unbounded */
@@ -73,7 +81,7 @@ typedef struct {
  * f is quasi-concave in gamma, so the whole optimum is floor or ceil of
  * gamma*.  Returns SD_EINVAL outside the domain, SD_EFAIL if a GSL routine
  * fails. */
-sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err);
+SD_API sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err);
 
 /* ---- beyond i.i.d. acceptance ------------------------------------------------ */
 
@@ -81,12 +89,12 @@ sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error
  * where a_i in [0, 1] is the acceptance of draft i given drafts 1..i-1
  * were accepted (the derivation of eq. 4 without the i.i.d. step).  With
  * every a_i = alpha it is eq. (4). */
-double sd_theory_expected_tokens_vec(const double *a, size_t gamma);
+SD_API double sd_theory_expected_tokens_vec(const double *a, size_t gamma);
 
 /* The best gamma in 0..n for the vector a[0..n-1] at cost c: the largest
  * E(N)/(1 + gamma c), by a scan (O(n)); 0 when no gamma gives f > 1.
  * gamma_continuous and ceiling are not defined for vectors (NaN). */
-sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err);
+SD_API sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err);
 
 /* The engine's two-state Markov acceptance (synth.h): each position is
  * easy (acceptance a_easy) or hard (a_hard) and keeps its state into the
@@ -100,16 +108,31 @@ typedef struct {
     double a_easy, a_hard, stay;
 } sd_markov;
 
-double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma);
+SD_API double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma);
 /* The stationary mean acceptance per position, (a_easy + a_hard) / 2. */
-double sd_theory_markov_mean_alpha(const sd_markov *m);
+SD_API double sd_theory_markov_mean_alpha(const sd_markov *m);
 
 /* ---- engine metrics ----------------------------------------------------------- */
 
+/* What serving engines report for i.i.d. acceptance alpha at draft length
+ * gamma >= 1, each from eq. (4):
+ *   acceptance_rate         accepted / drafted tokens = (E(N) - 1) / gamma
+ *                           (vLLM V1's "draft acceptance rate": accepted
+ *                           tokens up to the first rejection, per draft token)
+ *   mean_acceptance_length  E(N), the bonus token included (vLLM V1's
+ *                           "mean acceptance length")
+ *   system_efficiency       E(N) / (gamma + 1) (vLLM V0's "system efficiency")
+ * The per-position rate at position i is sd_theory_survival(alpha, gamma, i + 1). */
+typedef struct {
+    double acceptance_rate, mean_acceptance_length, system_efficiency;
+} sd_metrics;
+
+SD_API sd_metrics sd_theory_metrics(double alpha, double gamma);
+
 /* The alpha in [0, 1] whose E(N) (eq. 4) at gamma is mean_length, by GSL's
  * Brent solver; SD_EINVAL when mean_length is outside [1, gamma + 1]. */
-sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err);
+SD_API sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err);
 /* The alpha whose acceptance rate (E(N) - 1) / gamma is rate, rate in [0, 1]. */
-sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err);
+SD_API sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err);
 
 #endif

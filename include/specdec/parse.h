@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-#include "status.h"
+#include "specdec/status.h"
 
 /* What an option accepts: a closed interval, optionally whole numbers only. */
 typedef struct {
@@ -36,16 +36,16 @@ typedef struct {
 } sd_list;
 
 /* One number in dom. */
-sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, sd_error *err);
+SD_API sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, sd_error *err);
 
 /* A list of numbers in dom (see above).  On success out->v is malloc'd;
  * release it with sd_list_free. */
-sd_status sd_parse_list(const char *text, const sd_domain *dom, sd_list *out, sd_error *err);
+SD_API sd_status sd_parse_list(const char *text, const sd_domain *dom, sd_list *out, sd_error *err);
 
-void sd_list_free(sd_list *list);
+SD_API void sd_list_free(sd_list *list);
 
 /* Formats dom's interval for a message, e.g. "[0, 1]" or "whole numbers in [1, 1e+09]". */
-const char *sd_domain_describe(const sd_domain *dom, char *buf, size_t size);
+SD_API const char *sd_domain_describe(const sd_domain *dom, char *buf, size_t size);
 
 /* ---- tab-separated files ---------------------------------------------------
  * Lines are split at tabs; each field loses surrounding spaces (and a CR).
@@ -67,9 +67,9 @@ typedef struct {
 
 /* Reads path.  SD_EINVAL names the file (and line) when it is missing,
  * unreadable, has a row of the wrong width, or more than max_rows rows. */
-sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out, sd_error *err);
-void sd_tsv_free(sd_tsv *t);
+SD_API sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out, sd_error *err);
+SD_API void sd_tsv_free(sd_tsv *t);
 /* The index of column name, or (size_t)-1. */
-size_t sd_tsv_column(const sd_tsv *t, const char *name);
+SD_API size_t sd_tsv_column(const sd_tsv *t, const char *name);
 
 #endif

@@ -12,6 +12,15 @@
 
 #include <stdarg.h>
 
+/* SD_API marks the library's exported functions: the shared library is
+ * built with -fvisibility=hidden, so only what a public header declares
+ * with SD_API is visible to programs. */
+#if defined(__GNUC__)
+#define SD_API __attribute__((visibility("default")))
+#else
+#define SD_API
+#endif
+
 typedef enum {
     SD_OK = 0,
     SD_EINVAL, /* invalid usage or input: the caller can fix it        */
@@ -27,7 +36,7 @@ typedef struct {
 
 /* Writes a printf-style message into err (when err is non-NULL) and returns
  * status, so that a failing function can `return sd_fail(err, SD_EINVAL, ...)`. */
-sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
+SD_API sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -19,16 +19,15 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "specdec/status.h"
+
 /* The generator type: MT19937 with 53-bit doubles. */
-const gsl_rng_type *sd_rng_type(void);
+SD_API const gsl_rng_type *sd_rng_type(void);
 
 /* A generator for (seed, stream); NULL if out of memory.  gsl_rng_free it. */
-gsl_rng *sd_rng_stream(uint64_t seed, uint64_t stream);
+SD_API gsl_rng *sd_rng_stream(uint64_t seed, uint64_t stream);
 
 /* Re-seeds r for (seed, stream). */
-void sd_rng_reseed(gsl_rng *r, uint64_t seed, uint64_t stream);
-
-/* splitmix64's output function: a bijective 64-bit mixer (Steele et al. 2014). */
-uint64_t sd_mix64(uint64_t x);
+SD_API void sd_rng_reseed(gsl_rng *r, uint64_t seed, uint64_t stream);
 
 #endif

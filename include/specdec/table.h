@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "status.h"
+#include "specdec/status.h"
 
 typedef enum { SD_CELL_INT, SD_CELL_REAL, SD_CELL_TEXT } sd_cell_type;
 
@@ -31,24 +31,24 @@ static inline sd_cell sd_real(double r) { sd_cell c = { SD_CELL_REAL, { .r = r }
 static inline sd_cell sd_text(const char *s) { sd_cell c = { SD_CELL_TEXT, { .s = s } }; return c; }
 
 /* A table with ncols columns named names[0..ncols-1] (copied). NULL on ENOMEM. */
-sd_table *sd_table_alloc(size_t ncols, const char *const *names);
-void sd_table_free(sd_table *t);
+SD_API sd_table *sd_table_alloc(size_t ncols, const char *const *names);
+SD_API void sd_table_free(sd_table *t);
 
 /* Appends a row of ncols cells; text is copied.  A NaN cell is refused with
  * SD_EFAIL (naming the column): NaN never reaches an output. */
-sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err);
+SD_API sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err);
 
 /* Appends a note line (printf-style). */
-sd_status sd_table_note(sd_table *t, sd_error *err, const char *fmt, ...)
+SD_API sd_status sd_table_note(sd_table *t, sd_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-size_t sd_table_ncols(const sd_table *t);
-size_t sd_table_nrows(const sd_table *t);
-size_t sd_table_nnotes(const sd_table *t);
-const char *sd_table_name(const sd_table *t, size_t col);
-const sd_cell *sd_table_cell(const sd_table *t, size_t row, size_t col);
-const char *sd_table_note_at(const sd_table *t, size_t i);
+SD_API size_t sd_table_ncols(const sd_table *t);
+SD_API size_t sd_table_nrows(const sd_table *t);
+SD_API size_t sd_table_nnotes(const sd_table *t);
+SD_API const char *sd_table_name(const sd_table *t, size_t col);
+SD_API const sd_cell *sd_table_cell(const sd_table *t, size_t row, size_t col);
+SD_API const char *sd_table_note_at(const sd_table *t, size_t i);
 /* Column index by name, or (size_t)-1. */
-size_t sd_table_find(const sd_table *t, const char *name);
+SD_API size_t sd_table_find(const sd_table *t, const char *name);
 
 #endif

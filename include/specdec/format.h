@@ -13,21 +13,21 @@
 
 #include <stdio.h>
 
-#include "status.h"
-#include "table.h"
+#include "specdec/status.h"
+#include "specdec/table.h"
 
 typedef enum { SD_FORMAT_TEXT, SD_FORMAT_TSV, SD_FORMAT_CSV, SD_FORMAT_JSON, SD_FORMAT_MARKDOWN } sd_format;
 
 /* "text", "tsv", "csv", "json" or "markdown"; SD_EINVAL names the valid ones. */
-sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err);
+SD_API sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err);
 
 /* The names above, comma-separated, for help texts. */
-const char *sd_format_names(void);
+SD_API const char *sd_format_names(void);
 
 /* Writes t to out; SD_EIO if the stream reports an error. */
-sd_status sd_format_write(const sd_table *t, sd_format fmt, FILE *out, sd_error *err);
+SD_API sd_status sd_format_write(const sd_table *t, sd_format fmt, FILE *out, sd_error *err);
 
 /* A cell as the given format prints it (readable = text/markdown rounding). */
-const char *sd_format_cell(const sd_cell *c, int readable, char *buf, size_t size);
+SD_API const char *sd_format_cell(const sd_cell *c, int readable, char *buf, size_t size);
 
 #endif

@@ -37,10 +37,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "status.h"
-#include "synth.h"
-#include "table.h"
-#include "verify.h"
+#include "specdec/status.h"
+#include "specdec/synth.h"
+#include "specdec/table.h"
+#include "specdec/verify.h"
 
 #define SD_CHUNK_ITERATIONS 2048u
 #define SD_BURN_IN_TOKENS 256u /* generated and not counted at the start of each chunk's sequence */
@@ -48,6 +48,11 @@
 #define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
 
 typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
+
+/* "fixed", "oracle", "threshold", "heuristic": the policy's name (static). */
+SD_API const char *sd_engine_policy_name(sd_policy p);
+/* The names indexed by sd_policy, ending with NULL. */
+SD_API const char *const *sd_engine_policy_names(void);
 
 /* ---- one iteration: the seed's Algorithm 1, SpeculativeDecodingStep ------------ */
 
@@ -64,14 +69,14 @@ typedef struct {
     uint32_t last;          /* rank (in ctx[n]) of the resampled or bonus token */
 } sd_step;
 
-sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err);
-void sd_step_free(sd_step *w);
+SD_API sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err);
+SD_API void sd_step_free(sd_step *w);
 
 /* One iteration from prefix: gamma drafts from M_q autoregressively (fewer
  * under a threshold: `drafted`), the target's p at all drafted + 1
  * positions, then rule v.  The emitted tokens are ctx[i]->token[draft[i]]
  * for i < n, then ctx[n]->token[last]; returns N = n + 1. */
-size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
+SD_API size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
 
 typedef struct {
     const sd_model *model;
@@ -108,10 +113,45 @@ typedef struct {
     double seconds;              /* wall time of the run */
 } sd_engine_stats;
 
-sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err);
-void sd_engine_stats_free(sd_engine_stats *s);
+/* The defaults: fixed policy, gamma 5, 10^6 tokens, seed 20261129, one
+ * thread, one draft per position, threshold 0.5, gamma_max 32; model and
+ * verifier NULL (the caller sets them: adjusted is sd_verify_find("adjusted")).
+ * Name what you change with designated initializers or assignments. */
+SD_API sd_engine_config sd_engine_defaults(void);
 
-/* The policies side by side on one model (issue: adaptive draft length):
+/* Runs cfg (see above) into *out, which the caller releases with
+ * sd_engine_stats_free.  SD_EINVAL names the field of cfg that is out of
+ * its domain (gamma, tokens, gamma_max, threshold, drafts, positions);
+ * SD_ENOMEM when the statistics or a worker cannot be allocated.  On
+ * failure *out holds nothing to free. */
+SD_API sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err);
+
+/* ---- one position, many draws -------------------------------------------------- */
+
+/* Speculative sampling at one position of a context-free model (the seed's
+ * four-token example): `draws` times, x ~ q is accepted with probability
+ * min(1, p(x)/q(x)) or replaced by the rule's resample -- or, with drafts
+ * k > 1, recursive rejection over k drafts (adjusted only).  Random stream
+ * (seed, 0). */
+typedef struct {
+    const sd_model *model;       /* context 0 is used; built by sd_model_pair */
+    const sd_verifier *verifier; /* token-wise and not greedy: adjusted or target */
+    size_t drafts;               /* k in [1, 64] */
+    uint64_t draws;              /* >= 1 */
+    uint64_t seed;
+} sd_sample_config;
+
+/* Fills counts[0..V-1] with how often each token id was emitted and
+ * expect[0..V-1] with the probability the rule gives it (verify.h), both
+ * indexed by token id (not rank), V = sd_model_vocab(model).  O(V) set-up,
+ * O(log V) per draw.  SD_EINVAL names the field out of domain (verifier,
+ * drafts, draws); SD_ENOMEM.  On failure the arrays are unspecified. */
+SD_API sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err);
+SD_API void sd_engine_stats_free(sd_engine_stats *s);
+
+/* The policies side by side on base's model and verifier, each run emitting
+ * about base->tokens tokens with base's seed and threads, draft lengths up
+ * to base->gamma_max (issue: adaptive draft length):
  * a table with one row per policy -- fixed at the closed-form gamma* (eq.
  * 10 at the model's mean acceptance), the best fixed gamma of a measured
  * sweep 1..gamma_max, the +2/-1 heuristic, the threshold policy at each of
@@ -119,15 +159,14 @@ void sd_engine_stats_free(sd_engine_stats *s);
  * probability over the bank), the oracle -- and the theoretical ceiling 1/(1 -
  * alpha).  Columns: policy, parameter, tokens_per_iteration,
  * tokens_per_iteration_se, drafts_per_iteration, improvement (measured:
- * tokens / (target calls + c draft calls)).  Each run emits about `tokens`
- * tokens. */
-sd_status sd_engine_policies(const sd_model *m, const sd_verifier *v, double cost, size_t gamma_max,
-                             const double *thresholds, size_t nth, uint64_t tokens, uint64_t seed, unsigned threads,
-                             sd_table **out, sd_error *err);
+ * tokens / (target calls + c draft calls)).  *out is a new table the
+ * caller frees; NULL on failure. */
+SD_API sd_status sd_engine_policies(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
+                                   sd_table **out, sd_error *err);
 
 /* Mean tokens per iteration and its standard error (from the N histogram). */
-double sd_engine_mean_n(const sd_engine_stats *s);
-double sd_engine_mean_n_se(const sd_engine_stats *s);
+SD_API double sd_engine_mean_n(const sd_engine_stats *s);
+SD_API double sd_engine_mean_n_se(const sd_engine_stats *s);
 
 /* Goodness of fit of the emitted tokens to what a lossless rule must emit
  * (verify.h), given the contexts they were emitted at.  Pearson's statistic
@@ -138,12 +177,7 @@ typedef struct {
     double statistic, dof, pvalue, tv;
 } sd_gof;
 
-sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
+SD_API sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
                                sd_gof *out, sd_error *err);
-
-/* Pearson's chi-square of counts obs[0..n-1] against probabilities
- * expect[0..n-1] times total, with the same pooling rule; adds to *stat and
- * *dof.  An observation in a cell of probability 0 makes *stat infinite. */
-void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *stat, double *dof);
 
 #endif

@@ -42,8 +42,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dist.h"
-#include "status.h"
+#include "specdec/dist.h"
+#include "specdec/status.h"
 
 #define SD_HISTORY_MAX 8 /* the most prefix tokens a context depends on */
 
@@ -91,31 +91,45 @@ typedef struct {
 
 /* The bank size used when the config leaves it 0: about 2^21 token slots,
  * between 2 and 64 contexts. */
-size_t sd_synth_default_contexts(size_t vocab);
+SD_API size_t sd_synth_default_contexts(size_t vocab);
 
-/* Builds a synthetic model.  SD_EINVAL names the offending parameter. */
-sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err);
+/* The defaults: zipf (s 1.5), V = 1000, calibrated draft at alpha 0.8,
+ * constant regime (beta: concentration 20; markov: 0.95 / 0.3, stay 0.9),
+ * kappa 0.5, temperature 1, history 2, the default bank size, seed
+ * 20261129, one thread.  Change fields by name. */
+SD_API sd_synth_config sd_synth_defaults(void);
+
+/* Builds a synthetic model into *out (the caller frees it with
+ * sd_model_free).  SD_EINVAL names the field of cfg out of its domain;
+ * SD_ENOMEM.  On failure *out is NULL. */
+SD_API sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err);
 
 /* A context-free model: every prefix gets p and q (copied; must be valid
  * distributions over n tokens). */
-sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err);
+SD_API sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err);
 
-void sd_model_free(sd_model *m);
+SD_API void sd_model_free(sd_model *m);
 
-size_t sd_model_vocab(const sd_model *m);
-size_t sd_model_contexts(const sd_model *m);
-sd_family sd_model_family(const sd_model *m);
-size_t sd_model_history(const sd_model *m);
-size_t sd_model_bytes(const sd_model *m);     /* memory held by the bank */
-double sd_model_build_seconds(const sd_model *m);
-const sd_context *sd_model_context(const sd_model *m, size_t i);
+SD_API size_t sd_model_vocab(const sd_model *m);
+SD_API size_t sd_model_contexts(const sd_model *m);
+SD_API sd_family sd_model_family(const sd_model *m);
+SD_API size_t sd_model_history(const sd_model *m);
+SD_API size_t sd_model_bytes(const sd_model *m);     /* memory held by the bank */
+SD_API double sd_model_build_seconds(const sd_model *m);
+SD_API const sd_context *sd_model_context(const sd_model *m, size_t i);
 
-void sd_model_start(const sd_model *m, sd_prefix *s);
-void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token);
+SD_API void sd_model_start(const sd_model *m, sd_prefix *s);
+SD_API void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token);
 /* The context of the prefix in s: the callback M(prefix). */
-const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s);
+SD_API const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s);
 
-const char *sd_family_name(sd_family f);
-const char *sd_regime_name(sd_regime r);
+/* The names of the families and regimes ("zipf", ...; "constant", ...), static. */
+SD_API const char *sd_family_name(sd_family f);
+SD_API const char *sd_regime_name(sd_regime r);
+/* The whole tables, indexed by the enums and ending with NULL: the one
+ * source of the names.  The family table lists the synthetic families
+ * (sd_model_synth); SD_FAMILY_FILE ("file") is made by sd_model_pair. */
+SD_API const char *const *sd_family_names(void);
+SD_API const char *const *sd_regime_names(void);
 
 #endif

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parse.h"
-#include "status.h"
+#include "specdec/parse.h"
+#include "specdec/status.h"
 
 typedef enum { SD_PLOT_PNG, SD_PLOT_SVG } sd_plot_format;
 
@@ -39,18 +39,18 @@ typedef struct {
 } sd_plot_kind;
 
 /* The figures, ending with a row of NULLs. */
-extern const sd_plot_kind sd_plots[];
+extern SD_API const sd_plot_kind sd_plots[];
 
-const sd_plot_kind *sd_plot_find(const char *name);
+SD_API const sd_plot_kind *sd_plot_find(const char *name);
 /* "improvement-vs-gamma, ..." for messages. */
-const char *sd_plot_names(void);
+SD_API const char *sd_plot_names(void);
 
 /* Writes DIR/NAME.dat and DIR/NAME.gp (DIR is created if missing). */
-sd_status sd_plot_write(const sd_plot_kind *k, const sd_plot_input *in, const char *dir, sd_plot_format fmt,
+SD_API sd_status sd_plot_write(const sd_plot_kind *k, const sd_plot_input *in, const char *dir, sd_plot_format fmt,
                         sd_error *err);
 
 /* Runs `gnuplot -d NAME.gp` in DIR.  SD_EIO when gnuplot is missing (the
  * message says how to install it) or fails. */
-sd_status sd_plot_render(const char *dir, const char *name, sd_error *err);
+SD_API sd_status sd_plot_render(const char *dir, const char *name, sd_error *err);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "status.h"
+#include "specdec/status.h"
 
 #define SD_DIST_SUM_TOL 1e-6
 #define SD_VOCAB_MAX 4194304u /* 2^22 tokens */
@@ -25,26 +25,26 @@ typedef struct {
 
 /* Loads path into d.  SD_EINVAL names the file (and line) for a missing,
  * unreadable or malformed file. */
-sd_status sd_dist_load(const char *path, sd_dist *d, sd_error *err);
+SD_API sd_status sd_dist_load(const char *path, sd_dist *d, sd_error *err);
 
 /* Checks that p[0..n-1] is a distribution as above (name is used in messages). */
-sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err);
+SD_API sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err);
 
-void sd_dist_free(sd_dist *d);
+SD_API void sd_dist_free(sd_dist *d);
 
 /* Checks that p and q share a vocabulary: the same size and, when both have
  * labels, the same labels in the same order. */
-sd_status sd_dist_compatible(const sd_dist *p, const sd_dist *q, const char *p_name,
+SD_API sd_status sd_dist_compatible(const sd_dist *p, const sd_dist *q, const char *p_name,
                              const char *q_name, sd_error *err);
 
 /* beta = sum_x min(p(x), q(x)), eq. (1): the probability that speculative
  * sampling accepts x ~ q.  In [0, 1]; 1 iff p = q, 0 iff disjoint supports. */
-double sd_dist_overlap(const double *p, const double *q, size_t n);
+SD_API double sd_dist_overlap(const double *p, const double *q, size_t n);
 
 /* D_LK(p, q) = sum_x |p(x) - M(x)| = sum_x |p(x) - q(x)| / 2, eqs. (5)-(6):
  * the total variation distance.  Computed from |p - q| directly, so that
  * D_LK = 1 - beta (eq. 6) is an identity the tests can check. */
-double sd_dist_tv(const double *p, const double *q, size_t n);
+SD_API double sd_dist_tv(const double *p, const double *q, size_t n);
 
 /* ---- sampling ----------------------------------------------------------
  * A CDF table over n outcomes: c[0] = 0, c[i+1] = c[i] + w[i].  Sampling
@@ -59,27 +59,16 @@ typedef struct {
 } sd_cdf;
 
 /* Builds from n >= 1 finite weights >= 0 with a positive total. */
-sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err);
-void sd_cdf_free(sd_cdf *cdf);
+SD_API sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err);
+SD_API void sd_cdf_free(sd_cdf *cdf);
 /* An index drawn with probability w[i] / sum(w). */
-size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r);
-
-/* An index drawn with probability w[i] / sum(w), building the cumulative
- * sums in cum[0..n] (caller's buffer, n + 1 doubles): for distributions made
- * on the fly (block and multi-draft residuals).  Returns n when the weights
- * sum to 0. */
-size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
+SD_API size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r);
 
 /* Recursive rejection over k drafts from q (SpecInfer): r_1 = p, draft i is
  * accepted with probability min(1, r_i(x)/q(x)), r_{i+1} = norm(max(r_i - q,
  * 0)).  The probability that one of k drafts is accepted,
  * 1 - prod_{i=1..k} (1 - beta_i), beta_i = sum min(r_i, q); for k = 1 it is
  * beta (eq. 1).  work holds n doubles. */
-double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work);
-
-/* The adjusted distribution's weights max(0, p - q) into out (unnormalised,
- * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
- * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
-double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
+SD_API double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work);
 
 #endif

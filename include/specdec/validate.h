@@ -1,0 +1,53 @@
+/* validate.h -- the theory held against the engine, as a table of checks.
+ *
+ * Each check runs the real rejection sampler (engine.h) on a synthetic or
+ * shipped model and compares what it measures with a closed form
+ * (theory.h).  Statistical checks are deterministic by seed and sized so
+ * that a correct implementation fails one with probability below 1e-6
+ * under any seed: means are compared within 6 standard errors (two-sided
+ * p < 2e-9), chi-square statistics at p < 1e-7.  Every statistical check
+ * has a negative control: the same test against a wrong theory, which
+ * must fail (its margin is at least 9.1 standard errors, so it is caught
+ * with probability above 0.999).
+ *
+ * Table columns: check, theory, measured, tolerance, p_value, samples,
+ * verdict, seed, rng.  Verdicts: pass / FAIL for checks, caught / MISSED for negative
+ * controls, finding for measurements that are reported, not judged.
+ */
+#ifndef SPECDEC_VALIDATE_H
+#define SPECDEC_VALIDATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "specdec/status.h"
+#include "specdec/table.h"
+
+typedef struct {
+    int quick;            /* 1: sized to run in seconds (make check); 0: 10x the samples */
+    uint64_t seed;
+    unsigned threads;     /* >= 1; the results do not depend on it */
+    const unsigned *only; /* run only the checks covering these row numbers; NULL/0: all */
+    size_t nonly;
+} sd_validate_config;
+
+/* The defaults: the full size, seed 20261129, two threads, every check. */
+SD_API sd_validate_config sd_validate_defaults(void);
+
+/* Runs the selected checks into a new table *out (the caller frees it);
+ * *passed is 1 iff every check passed and every negative control was
+ * caught.  SD_OK unless something other than a check failed: SD_EINVAL for
+ * a number in only that no check covers, SD_ENOMEM.  On failure *out is
+ * untouched.  The checks need no data files: their fixtures are compiled in. */
+SD_API sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err);
+
+/* A check: it adds the rows numbered first..last ("4. ...", ..., "7. ..."). */
+typedef struct {
+    unsigned first, last;
+    const char *name, *summary;
+} sd_validate_check;
+
+/* The i-th check of the table, i = 0, 1, ...; NULL past the last. */
+SD_API const sd_validate_check *sd_validate_check_at(size_t i);
+
+#endif

@@ -1,0 +1,80 @@
+/* verify.h -- verification rules, chosen by name from one table.
+ *
+ * A rule sees one iteration of the seed's Algorithm 1 after drafting: the
+ * contexts at positions 1..gamma+1 (ctx[i] holds p_{i+1} and q_{i+1}) and
+ * the drafted ranks x_1..x_gamma (x_i in ctx[i-1]'s rank space).  It
+ * returns n, the number of drafts accepted, and the rank of the one token it
+ * adds from ctx[n]: the resampled token after the first rejection, or the
+ * bonus token when all gamma drafts pass.
+ *
+ *   adjusted  accept x ~ q with probability min(1, p(x)/q(x)); on rejection
+ *             resample from norm(max(0, p - q)).  Lossless: the output
+ *             follows p exactly.
+ *   target    the seed's Case 1: resample from p instead.  Biased
+ *             (P(x) = min(p, q)(x) + (1 - beta) p(x)); it exists to show that.
+ *   greedy    temperature 0: drafts are q's argmax, accepted while they
+ *             equal p's argmax; the added token is p's argmax.
+ *   block     block verification (Sun, Ro, Beirami and Suresh, ICLR 2025,
+ *             arXiv 2403.10444): P_0 = 1, P_i = min(1, P_{i-1} p_i(X_i)/q_i(X_i));
+ *             h_i = Z_i / (Z_i + 1 - P_i) with Z_i = sum max(P_i p_{i+1} - q_{i+1}, 0)
+ *             for i < gamma, h_gamma = P_gamma, h_0 = 1; going down from
+ *             i = gamma, stop at the first i with a uniform <= h_i: that is
+ *             tau; emit X_1..X_tau and one token from p_{gamma+1} (tau = gamma)
+ *             or norm(max(P_tau p_{tau+1} - q_{tau+1}, 0)).  Lossless, and never
+ *             fewer tokens per iteration than token-wise verification.  Costs
+ *             O(gamma V) per iteration (the Z_i); a single position is
+ *             token-wise.
+ *
+ * Accepting uses a uniform u in (0, 1) and the strict test u q(x) < p(x):
+ * a token with p(x) = 0 is never accepted, and one with q(x) = 0 is
+ * accepted whenever p(x) > 0.
+ */
+#ifndef SPECDEC_VERIFY_H
+#define SPECDEC_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "specdec/synth.h"
+
+/* A rule: opaque; look it up by name. */
+typedef struct sd_verifier sd_verifier;
+
+/* The rule named name, or NULL when there is none. */
+SD_API const sd_verifier *sd_verify_find(const char *name);
+/* The i-th rule of the table, i = 0, 1, ...; NULL past the last. */
+SD_API const sd_verifier *sd_verify_at(size_t i);
+/* "adjusted, target, greedy, block": the table's names, for messages and help. */
+SD_API const char *sd_verify_names(void);
+
+/* The rule's name and one-line summary (static strings). */
+SD_API const char *sd_verify_name(const sd_verifier *v);
+SD_API const char *sd_verify_summary(const sd_verifier *v);
+/* 1 when drafts are q's argmax (greedy), else 0. */
+SD_API int sd_verify_is_greedy(const sd_verifier *v);
+/* 1 when the rule verifies a whole block at once (block), 0 when it is
+ * token-wise and so also serves one position. */
+SD_API int sd_verify_is_blockwise(const sd_verifier *v);
+/* 1 when the rule's output follows p exactly (adjusted, block; greedy
+ * follows p's argmax), 0 for the biased control (target). */
+SD_API int sd_verify_is_lossless(const sd_verifier *v);
+
+/* A drafted rank from c: a draw from q, or q's argmax for greedy rules. */
+SD_API uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r);
+
+/* The probability that v accepts a draft at c: beta (eq. 1), or for greedy
+ * rules 1 when q's argmax is p's, else 0.  In [0, 1]. */
+SD_API double sd_verify_acceptance(const sd_verifier *v, const sd_context *c);
+
+/* The distribution of the token v emits at one position c (accept, or
+ * resample after a rejection) into out[0..n-1], n = the vocabulary, in c's
+ * rank space.  For a lossless token-wise rule it is p. */
+SD_API void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, double *out);
+
+/* The mean over m's contexts of v's acceptance at each (for markov models
+ * the two regimes' halves weigh alike, as their stationary shares do). */
+SD_API double sd_verify_mean_acceptance(const sd_verifier *v, const sd_model *m);
+
+#endif

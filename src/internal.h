@@ -1,0 +1,91 @@
+/* internal.h -- declarations shared by the library's modules and its unit
+ * tests, and by nothing else: none of it is installed or exported (the
+ * shared library is built with -fvisibility=hidden and these carry no
+ * SD_API).  Programs use include/specdec.h only.
+ */
+#ifndef SPECDEC_INTERNAL_H
+#define SPECDEC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "specdec.h"
+
+/* ---- dist.c ---------------------------------------------------------------- */
+
+/* An index drawn with probability w[i] / sum(w), building the cumulative
+ * sums in cum[0..n] (caller's buffer, n + 1 doubles): for distributions made
+ * on the fly (block and multi-draft residuals).  Returns n when the weights
+ * sum to 0. */
+size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
+
+/* The adjusted distribution's weights max(0, p - q) into out (unnormalised,
+ * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
+ * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
+double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
+
+/* ---- rng.c ----------------------------------------------------------------- */
+
+/* splitmix64's output function: a bijective 64-bit mixer (Steele et al. 2014). */
+uint64_t sd_mix64(uint64_t x);
+
+/* ---- verify.c: the rule table ------------------------------------------------ */
+
+typedef struct {
+    size_t gamma;
+    const sd_context *const *ctx; /* gamma + 1 contexts */
+    const uint32_t *draft;        /* gamma drafted ranks */
+    double *work;                 /* SD_BLOCK_WORK(gamma, vocab) doubles of scratch */
+} sd_block;
+
+#define SD_BLOCK_WORK(gamma, vocab) (2 * ((gamma) + 1) + 2 * (vocab) + 2)
+
+struct sd_verifier {
+    const char *name;
+    const char *summary;
+    int greedy; /* drafts are q's argmax rather than draws from q */
+    /* One position: 1 to accept draft x of c. */
+    int (*accept)(const sd_context *c, uint32_t x, gsl_rng *r);
+    /* The token added after a rejection at c. */
+    uint32_t (*resample)(const sd_context *c, gsl_rng *r);
+    /* The token added when every draft passed (from p_{gamma+1}). */
+    uint32_t (*bonus)(const sd_context *c, gsl_rng *r);
+    /* The probability that the rule accepts a draft at c: beta (eq. 1), or for
+     * greedy rules 1 when q's argmax is p's, else 0. */
+    double (*acceptance)(const sd_context *c);
+    /* The whole block at once, for rules that are not token-wise; NULL for
+     * token-wise rules (accept/resample/bonus in order). */
+    size_t (*block)(const sd_block *b, gsl_rng *r, uint32_t *last);
+    /* The distribution of the token the rule emits at c, into out[n]. */
+    void (*output)(const sd_context *c, size_t n, double *out);
+    /* What a lossless rule of this kind must emit at c: p, or for greedy
+     * rules the point mass on p's argmax. */
+    void (*lossless)(const sd_context *c, size_t n, double *out);
+};
+
+/* The rules, ending with a row of NULLs (sd_verify_at walks them). */
+extern const sd_verifier sd_verifiers[];
+
+
+
+/* One position with k i.i.d. drafts from q and recursive rejection
+ * (SpecInfer): r_1 = p; draft j is accepted with probability
+ * min(1, r_j(x)/q(x)); else r_{j+1} = norm(max(r_j - q, 0)); after k
+ * rejections the token comes from r_{k+1}.  Lossless.  Returns the emitted
+ * rank and sets *accepted.  work: 2 V + 1 doubles; O(V) per rejection. */
+uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work, int *accepted);
+
+/* Runs the token-wise rule on one block (Algorithm 1's verification):
+ * returns n and stores the added token's rank (in ctx[n]) in *last. */
+size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint32_t *last);
+
+/* ---- engine.c ---------------------------------------------------------------- */
+
+/* Pearson's chi-square of counts obs[0..n-1] against probabilities
+ * expect[0..n-1] times total, with the same pooling rule; adds to *stat and
+ * *dof.  An observation in a cell of probability 0 makes *stat infinite. */
+void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *stat, double *dof);
+
+#endif
