@@ -90,7 +90,7 @@ test-cli: $(SPECDEC)
 ## test-install: install into a scratch DESTDIR, build examples/ against it, run it from /
 test-install: $(SPECDEC) $(LIBSO) $(LIBA)
 	@echo "  TEST  install ($(BUILD))"
-	$(Q)sh tests/install.sh $(BUILD)
+	$(Q)MAKE="$(MAKE)" sh tests/install.sh $(BUILD)
 
 ## sanitize: build in build/san with -fsanitize=address,undefined and run all tests
 sanitize:
