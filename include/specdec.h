@@ -47,7 +47,7 @@
 #include "specdec/verify.h"
 #include "specdec/engine.h"
 #include "specdec/cost.h"
-#include "specdec/plot.h"
+#include "specdec/figure.h"
 #include "specdec/validate.h"
 
 /* The library's version string, "MAJOR.MINOR.PATCH" (the header's

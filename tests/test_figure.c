@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "specdec/parse.h"
-#include "specdec/plot.h"
+#include "specdec/figure.h"
 #include "testutil.h"
 #include "specdec/theory.h"
 

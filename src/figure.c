@@ -5,7 +5,7 @@
  * the gnuplot script.  Curves figures share one writer: a wide table, one
  * column per combination of the listed parameters.
  */
-#include "specdec/plot.h"
+#include "specdec/figure.h"
 
 #include <errno.h>
 #include <math.h>
