@@ -96,5 +96,58 @@ else
     echo "FAIL plot-without-gnuplot: exit $got, stderr '$(cat "$T/err")'"
 fi
 
+# Every figure's script (written without gnuplot, as png and as svg) sets the
+# size, the font and its output, a title, both axes and a legend, and reads
+# its own data file.  The figures are those of 'plot --help'; the Monte Carlo
+# ones run with fewer tokens (the others refuse --tokens, and run without).
+figure_run() { # NAME FORMAT: runs the figure into $T/scripts without gnuplot
+    env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot "$1" --format "$2" \
+        --out "$T/scripts" --tokens 20000 > "$T/out" 2> "$T/err"
+    if grep -q -- '--tokens: the figure .* does not take it' "$T/err"; then
+        env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot "$1" --format "$2" \
+            --out "$T/scripts" > "$T/out" 2> "$T/err"
+    fi
+}
+"$SPECDEC" plot --help | awk '/^figures/ { on = 1; next } on && /^  [a-z]/ { print $1 }' > "$T/figure-names"
+[ -s "$T/figure-names" ] || { fail=$((fail + 1)); echo "FAIL plot-scripts: no figures in 'plot --help'"; }
+while read -r fig; do
+    why=""
+    for fmt in png svg; do
+        figure_run "$fig" "$fmt"
+        gp=$T/scripts/$fig.gp
+        if ! grep -q 'apt-get install gnuplot-nox' "$T/err"; then
+            why="$fmt: $(cat "$T/err")"
+        elif ! grep -Fq "set output \"$fig.$fmt\"" "$gp"; then
+            why="$fmt: no 'set output \"$fig.$fmt\"'"
+        fi
+        [ -z "$why" ] || break
+    done
+    for want in 'size 1200,800' 'font "DejaVu Sans,16"' 'set title "' 'set xlabel "' 'set ylabel "' "\"$fig.dat\""; do
+        [ -n "$why" ] || grep -Fq -- "$want" "$gp" || why="no '$want'"
+    done
+    [ -n "$why" ] || grep -Eq 'title "|set cblabel' "$gp" || why="no legend (title \" or set cblabel)"
+    [ -n "$why" ] || [ "$(head -c 10 "$T/scripts/$fig.dat")" = "# specdec " ] || why="$fig.dat lacks its comment line"
+    if [ -z "$why" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL plot-script $fig: $why"
+    fi
+done < "$T/figure-names"
+
+# With gnuplot, a figure is a 1200 x 800 PNG (the size in its IHDR chunk).
+if command -v gnuplot > /dev/null 2>&1; then
+    "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot expected-tokens --out "$T/drawn" > "$T/out" 2> "$T/err"
+    got=$?
+    size=$(od -An -tx1 -j16 -N8 "$T/drawn/expected-tokens.png" 2>/dev/null | tr -d ' \n')
+    if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$(head -c 4 "$T/drawn/expected-tokens.png" | tail -c 3)" = PNG ] &&
+       [ "$size" = 000004b000000320 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL plot-png-size: exit $got, IHDR size bytes '$size' (want 1200 x 800), stderr '$(cat "$T/err")'"
+    fi
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

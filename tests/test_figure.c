@@ -1,155 +1,202 @@
-/* test_plot.c -- figure data and scripts; rendering when gnuplot is there;
- * the shipped data files against the theory at their published rounding. */
+/* test_figure.c -- the figures' data against the theory, the engine and the
+ * cost model; the figure table; errors naming parameters; the shipped data
+ * files at their published rounding.  (The gnuplot scripts are the
+ * program's: tests/cli.sh checks them.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "specdec/parse.h"
+#include "specdec/cost.h"
 #include "specdec/figure.h"
-#include "testutil.h"
+#include "specdec/parse.h"
 #include "specdec/theory.h"
+#include "testutil.h"
 
-static char dir[64];
-
-static void make_dir(void)
+/* The Monte Carlo settings of these tests (the lists are left empty: the figure's defaults). */
+static sd_figure_input small_input(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/specdec-plot-%ld", (long)getpid());
+    return (sd_figure_input){ .tokens = 20000, .seed = 7, .threads = 2 };
 }
 
-static void clean_dir(void)
+static void set_list(sd_list *l, const char *text)
 {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "/bin/rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    static const sd_domain any = { "list", -INFINITY, INFINITY, 0 };
+    sd_list_free(l);
+    ck_assert_int_eq(sd_parse_list(text, &any, l, NULL), SD_OK);
 }
 
-/* The figure's default inputs, parsed as the CLI does. */
-static sd_plot_input defaults(const sd_plot_kind *k)
-{
-    sd_plot_input in = { .tokens = 20000, .seed = 7, .threads = 2 };
-    static const sd_domain any = { "--x", 0, INFINITY, 0 };
-    if (k->alpha)
-        ck_assert_int_eq(sd_parse_list(k->alpha, &any, &in.alpha, NULL), SD_OK);
-    if (k->cost)
-        ck_assert_int_eq(sd_parse_list(k->cost, &any, &in.cost, NULL), SD_OK);
-    if (k->gamma)
-        ck_assert_int_eq(sd_parse_list(k->gamma, &any, &in.gamma, NULL), SD_OK);
-    if (k->mu)
-        ck_assert_int_eq(sd_parse_list(k->mu, &any, &in.mu, NULL), SD_OK);
-    return in;
-}
-
-static void free_input(sd_plot_input *in)
+static void free_input(sd_figure_input *in)
 {
     sd_list_free(&in->alpha), sd_list_free(&in->cost), sd_list_free(&in->gamma), sd_list_free(&in->mu);
 }
 
-static char *slurp(const char *path)
+static void compute(const char *name, const sd_figure_input *in, sd_figure_data *d)
 {
-    FILE *f = fopen(path, "r");
-    ck_assert_msg(f != NULL, "%s missing", path);
-    static char buf[1 << 22];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    const sd_figure_kind *k = sd_figure_find(name);
+    ck_assert_ptr_nonnull(k);
+    sd_error err;
+    ck_assert_msg(sd_figure_compute(k, in, d, &err) == SD_OK, "%s: %s", name, err.msg);
 }
 
-/* Data block `index` of a .dat file as a TSV table (blocks split at blank lines). */
-static void read_block(const char *name, int index, sd_tsv *t)
+static double num(const sd_table *t, size_t row, size_t col)
 {
-    char path[256], part[256];
-    snprintf(path, sizeof path, "%s/%s.dat", dir, name);
-    snprintf(part, sizeof part, "%s/block.tsv", dir);
-    char *text = slurp(path);
-    for (int i = 0; i < index; i++) {
-        text = strstr(text, "\n\n\n");
-        ck_assert_ptr_nonnull(text);
-        text += 3;
-    }
-    char *end = strstr(text, "\n\n\n");
-    if (end)
-        end[1] = '\0';
-    FILE *f = fopen(part, "w");
-    fputs(text, f);
-    fclose(f);
-    ck_assert_int_eq(sd_tsv_load(part, 1, 1000000, t, NULL), SD_OK);
+    const sd_cell *c = sd_table_cell(t, row, col);
+    ck_assert_int_ne(c->type, SD_CELL_TEXT);
+    return c->type == SD_CELL_INT ? (double)c->v.i : c->v.r;
 }
 
-START_TEST(every_script_has_title_axes_key_and_size)
+/* ---- the table ------------------------------------------------------------------ */
+
+START_TEST(the_table_lists_every_figure_once)
 {
-    make_dir();
-    for (const sd_plot_kind *k = sd_plots; k->name != NULL; k++) {
-        sd_plot_input in = defaults(k);
-        sd_error err;
-        ck_assert_msg(sd_plot_write(k, &in, dir, SD_PLOT_PNG, &err) == SD_OK, "%s: %s", k->name, err.msg);
-        char path[256], want[128];
-        snprintf(path, sizeof path, "%s/%s.gp", dir, k->name);
-        const char *gp = slurp(path);
-        snprintf(want, sizeof want, "set output \"%s.png\"", k->name);
-        ck_assert_msg(strstr(gp, want) != NULL, "%s: no output line", k->name);
-        ck_assert_ptr_nonnull(strstr(gp, "size 1200,800"));
-        ck_assert_ptr_nonnull(strstr(gp, "font \"DejaVu Sans,16\""));
-        ck_assert_ptr_nonnull(strstr(gp, "set title \""));
-        ck_assert_ptr_nonnull(strstr(gp, "set xlabel \""));
-        ck_assert_ptr_nonnull(strstr(gp, "set ylabel \""));
-        ck_assert_msg(strstr(gp, "title \"") != NULL || strstr(gp, "set cblabel") != NULL, "%s: no legend", k->name);
-        snprintf(want, sizeof want, "\"%s.dat\"", k->name);
-        ck_assert_msg(strstr(gp, want) != NULL, "%s: script does not read its data", k->name);
-        free_input(&in);
-        sd_plot_input svg = defaults(k);
-        ck_assert_int_eq(sd_plot_write(k, &svg, dir, SD_PLOT_SVG, &err), SD_OK);
-        snprintf(want, sizeof want, "set output \"%s.svg\"", k->name);
-        ck_assert_ptr_nonnull(strstr(slurp(path), want));
-        free_input(&svg);
+    char names[512] = "";
+    size_t n = 0, monte_carlo = 0;
+    const sd_figure_kind *k;
+    static const sd_domain any = { "list", -INFINITY, INFINITY, 0 };
+    for (size_t i = 0; (k = sd_figure_at(i)) != NULL; i++, n++) {
+        ck_assert_int_eq(k->id, i);
+        ck_assert_ptr_eq(sd_figure_find(k->name), k);
+        ck_assert_ptr_nonnull(k->summary);
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", k->name);
+        const char *dflt[] = { k->alpha, k->cost, k->gamma, k->mu };
+        for (int j = 0; j < 4; j++) {
+            sd_list l;
+            ck_assert(dflt[j] == NULL || sd_parse_list(dflt[j], &any, &l, NULL) == SD_OK);
+            if (dflt[j] != NULL)
+                sd_list_free(&l);
+        }
+        monte_carlo += (size_t)k->monte_carlo;
     }
-    clean_dir();
+    ck_assert_uint_eq(n, SD_FIGURE_COUNT);
+    ck_assert_uint_eq(monte_carlo, 3);
+    ck_assert_str_eq(sd_figure_names(), names);
+    ck_assert_ptr_null(sd_figure_find("pie"));
+    ck_assert_ptr_null(sd_figure_find(NULL));
+    sd_figure_data_free(NULL);
 }
 END_TEST
+
+/* Every figure computes from its defaults into its blocks; freeing empties them. */
+START_TEST(every_figure_computes_its_blocks)
+{
+    const sd_figure_kind *k;
+    for (size_t i = 0; (k = sd_figure_at(i)) != NULL; i++) {
+        sd_figure_input in = small_input();
+        sd_figure_data d;
+        compute(k->name, &in, &d);
+        size_t want = k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA || k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA_ALPHA ||
+                              k->id == SD_FIGURE_MONTE_CARLO ? 2 : 1;
+        ck_assert_msg(d.nblocks == want, "%s: %zu blocks", k->name, d.nblocks);
+        for (size_t b = 0; b < SD_FIGURE_BLOCKS_MAX; b++) {
+            ck_assert((b < d.nblocks) == (d.block[b] != NULL));
+            ck_assert_msg(b >= d.nblocks || sd_table_nrows(d.block[b]) > 0, "%s: block %zu is empty", k->name, b);
+        }
+        sd_figure_data_free(&d);
+        ck_assert_uint_eq(d.nblocks, 0);
+        ck_assert_ptr_null(d.block[0]);
+    }
+}
+END_TEST
+
+/* ---- curves ------------------------------------------------------------------------ */
 
 START_TEST(improvement_data_matches_the_theory)
 {
-    make_dir();
-    const sd_plot_kind *k = sd_plot_find("improvement-vs-gamma");
-    sd_plot_input in = defaults(k);
-    ck_assert_int_eq(sd_plot_write(k, &in, dir, SD_PLOT_PNG, NULL), SD_OK);
-    sd_tsv t;
-    read_block(k->name, 0, &t);
-    ck_assert_uint_eq(t.ncolumns, 6);
-    ck_assert_str_eq(t.column[1], "c = 0 (optimum unbounded)");
-    ck_assert_str_eq(t.column[3], "c = 0.02");
-    ck_assert_uint_eq(t.nrows, 40);
-    for (size_t r = 0; r < t.nrows; r++)
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("improvement-vs-gamma", &in, &d); /* alpha 0.8, c 0, 0.01, 0.02, 0.05, 0.1, gamma 1:40 */
+    static const double cost[] = { 0, 0.01, 0.02, 0.05, 0.1 };
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_ncols(t), 6);
+    ck_assert_str_eq(sd_table_name(t, 0), "gamma");
+    ck_assert_str_eq(sd_table_name(t, 1), "c = 0 (optimum unbounded)");
+    ck_assert_str_eq(sd_table_name(t, 3), "c = 0.02");
+    ck_assert_uint_eq(sd_table_nrows(t), 40);
+    for (size_t r = 0; r < 40; r++) {
+        ck_assert_double_eq(num(t, r, 0), (double)(r + 1));
         for (size_t c = 1; c < 6; c++)
-            ck_assert_double_eq(strtod(t.row[r].field[c], NULL),
-                                sd_theory_improvement(0.8, (double)(r + 1), in.cost.v[c - 1]));
-    sd_tsv_free(&t);
-    read_block(k->name, 1, &t); /* the optima: c = 0.01, 0.02, 0.05, 0.1 (c = 0 is unbounded) */
-    ck_assert_uint_eq(t.nrows, 4);
-    ck_assert_str_eq(t.row[1].field[1], "11");
-    ck_assert_str_eq(t.row[1].field[3], "γ* = 11");
-    sd_tsv_free(&t);
+            ck_assert_double_eq(num(t, r, c), sd_theory_improvement(0.8, (double)(r + 1), cost[c - 1]));
+    }
+    const sd_table *opt = d.block[1]; /* the optima of c = 0.01, 0.02, 0.05, 0.1 (c = 0 is unbounded) */
+    ck_assert_uint_eq(sd_table_nrows(opt), 4);
+    for (size_t r = 0; r < 4; r++) {
+        sd_optimum o;
+        ck_assert_int_eq(sd_theory_optimal(0.8, cost[r + 1], &o, NULL), SD_OK);
+        ck_assert_double_eq(num(opt, r, 0), (double)(r + 2)); /* the curve's column */
+        ck_assert_double_eq(num(opt, r, 1), o.gamma_opt);
+        ck_assert_double_eq(num(opt, r, 2), o.improvement_opt);
+    }
+    ck_assert_double_eq(num(opt, 1, 1), 11.0);
+    ck_assert_str_eq(sd_table_cell(opt, 1, 3)->v.s, "γ* = 11");
+    sd_figure_data_free(&d);
+
+    /* below alpha = c no draft pays; an optimum beyond the gamma list is not marked */
+    set_list(&in.alpha, "0.9"), set_list(&in.cost, "0.95,0.01"), set_list(&in.gamma, "1:3");
+    compute("improvement-vs-gamma", &in, &d);
+    ck_assert_str_eq(sd_table_name(d.block[0], 1), "c = 0.95 (do not speculate)");
+    ck_assert_uint_eq(sd_table_nrows(d.block[1]), 0);
+    sd_figure_data_free(&d);
     free_input(&in);
-    clean_dir();
 }
 END_TEST
 
-START_TEST(maps_and_monte_carlo_data)
+START_TEST(expected_tokens_and_flop_factor_match_the_theory)
 {
-    make_dir();
-    const sd_plot_kind *k = sd_plot_find("optimal-gamma-map");
-    sd_plot_input in = defaults(k);
-    ck_assert_int_eq(sd_plot_write(k, &in, dir, SD_PLOT_PNG, NULL), SD_OK);
-    sd_tsv t;
-    read_block(k->name, 0, &t);
-    ck_assert_uint_eq(t.nrows, 199 * 201);
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("expected-tokens", &in, &d); /* alpha 0.5:0.9:0.1, gamma 1:40 */
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_ncols(t), 6);
+    ck_assert_uint_eq(sd_table_nrows(t), 40);
+    for (size_t c = 1; c < 6; c++) {
+        double alpha = 0.4 + 0.1 * (double)c;
+        char label[32];
+        snprintf(label, sizeof label, "α = %g", alpha);
+        ck_assert_str_eq(sd_table_name(t, c), label);
+        for (size_t r = 0; r < 40; r++)
+            ck_assert_double_eq_tol(num(t, r, c), sd_theory_expected_tokens(alpha, num(t, r, 0)), 1e-12);
+    }
+    sd_figure_data_free(&d);
+
+    compute("flop-factor", &in, &d); /* alpha 0.6, 0.8, 0.9 by mu 0, 0.05 (mu fastest), gamma 1:25 */
+    static const double alpha[] = { 0.6, 0.8, 0.9 }, mu[] = { 0, 0.05 };
+    t = d.block[0];
+    ck_assert_uint_eq(sd_table_ncols(t), 7);
+    ck_assert_uint_eq(sd_table_nrows(t), 25);
+    ck_assert_str_eq(sd_table_name(t, 4), "α = 0.8, μ = 0.05");
+    for (size_t s = 0; s < 6; s++)
+        for (size_t r = 0; r < 25; r++)
+            ck_assert_double_eq(num(t, r, s + 1), sd_theory_flop_factor(alpha[s / 2], (double)(r + 1), mu[s % 2]));
+    sd_figure_data_free(&d);
+
+    /* one curve: named by its fixed parameters; given lists equal to the defaults change nothing */
+    set_list(&in.alpha, "0.7"), set_list(&in.gamma, "1:40");
+    compute("expected-tokens", &in, &d);
+    ck_assert_uint_eq(sd_table_ncols(d.block[0]), 2);
+    ck_assert_str_eq(sd_table_name(d.block[0], 1), "α = 0.7");
+    sd_figure_data_free(&d);
+    free_input(&in);
+}
+END_TEST
+
+/* ---- maps ---------------------------------------------------------------------------- */
+
+START_TEST(maps_hold_the_optimum_and_the_do_not_speculate_region)
+{
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("optimal-gamma-map", &in, &d);
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 199 * 201);
     size_t zeros = 0, seed = 0, wrong = 0;
-    for (size_t r = 0; r < t.nrows; r++) {
-        double a = strtod(t.row[r].field[0], NULL), c = strtod(t.row[r].field[1], NULL), v = strtod(t.row[r].field[2], NULL);
+    for (size_t r = 0; r < sd_table_nrows(t); r++) {
+        double a = num(t, r, 0), c = num(t, r, 1), v = num(t, r, 2);
         zeros += v == 0.0;
         wrong += (v == 0.0) != (a <= c); /* the do-not-speculate region is exactly alpha <= c */
+        wrong += v > SD_FIGURE_GAMMA_CAP;
         if (fabs(a - 0.8) < 1e-12 && fabs(c - 0.02) < 1e-12) {
             seed++;
             ck_assert_double_eq(v, 11.0);
@@ -158,63 +205,255 @@ START_TEST(maps_and_monte_carlo_data)
     ck_assert_uint_eq(seed, 1);
     ck_assert_uint_eq(wrong, 0);
     ck_assert_uint_gt(zeros, 1000);
-    sd_tsv_free(&t);
-    free_input(&in);
+    sd_figure_data_free(&d);
 
-    k = sd_plot_find("n-distribution");
-    in = defaults(k);
-    ck_assert_int_eq(sd_plot_write(k, &in, dir, SD_PLOT_PNG, NULL), SD_OK);
-    read_block(k->name, 0, &t);
-    ck_assert_uint_eq(t.nrows, 6);
-    double theory = 0, observed = 0;
-    for (size_t r = 0; r < t.nrows; r++) {
-        theory += strtod(t.row[r].field[1], NULL);
-        observed += strtod(t.row[r].field[2], NULL);
-        ck_assert(strtod(t.row[r].field[3], NULL) <= strtod(t.row[r].field[2], NULL));
+    set_list(&in.alpha, "0.3,0.8,0.99"), set_list(&in.cost, "0,0.02,0.5");
+    compute("best-improvement-map", &in, &d);
+    t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 9);
+    for (size_t r = 0; r < 9; r++) {
+        double a = num(t, r, 0), c = num(t, r, 1);
+        ck_assert_double_eq(a, in.alpha.v[r % 3]); /* cost slowest */
+        ck_assert_double_eq(c, in.cost.v[r / 3]);
+        sd_optimum o;
+        ck_assert_int_eq(sd_theory_optimal(a, c, &o, NULL), SD_OK);
+        double want = o.gamma_opt <= 0 ? 0.0 : fmin(o.improvement_opt, SD_FIGURE_IMPROVEMENT_CAP);
+        ck_assert_double_eq(num(t, r, 2), want);
     }
-    ck_assert_double_eq_tol(theory, 1.0, 1e-12);
-    ck_assert_double_eq_tol(observed, 1.0, 1e-12);
-    sd_tsv_free(&t);
+    sd_figure_data_free(&d);
     free_input(&in);
-    clean_dir();
 }
 END_TEST
 
-/* Reads the width and height from a PNG's IHDR chunk. */
-static void png_size(const char *path, unsigned *w, unsigned *h)
+/* ---- Monte Carlo ---------------------------------------------------------------------- */
+
+/* The engine's histogram of N against the capped geometric law, eqs. (2)-(3). */
+START_TEST(n_distribution_follows_the_pmf)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "%s not drawn", path);
-    unsigned char b[24];
-    ck_assert_uint_eq(fread(b, 1, 24, f), 24);
-    fclose(f);
-    ck_assert(memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0);
-    *w = (unsigned)b[16] << 24 | (unsigned)b[17] << 16 | (unsigned)b[18] << 8 | b[19];
-    *h = (unsigned)b[20] << 24 | (unsigned)b[21] << 16 | (unsigned)b[22] << 8 | b[23];
+    sd_figure_input in = small_input();
+    in.tokens = 200000;
+    sd_figure_data d;
+    compute("n-distribution", &in, &d); /* alpha 0.8, gamma 5 */
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 6);
+    ck_assert_double_gt(d.iterations, 1000);
+    ck_assert_double_eq_tol(d.alpha_hat, 0.8, 0.01);
+    double theory = 0, observed = 0;
+    for (size_t r = 0; r < 6; r++) {
+        double n = num(t, r, 0), p = num(t, r, 1), f = num(t, r, 2);
+        ck_assert_double_eq(n, (double)(r + 1));
+        ck_assert_double_eq(p, sd_theory_pmf(d.alpha_hat, 5, n)); /* at the measured alpha */
+        ck_assert_double_eq_tol(p, sd_theory_pmf(0.8, 5, n), 0.01);
+        /* an observed frequency is a count over the iterations, within 5 standard errors of the law */
+        ck_assert_double_eq_tol(f * d.iterations, round(f * d.iterations), 1e-6);
+        ck_assert_msg(fabs(f - p) <= 5 * sqrt(p * (1 - p) / d.iterations), "N = %g: observed %g, pmf %g", n, f, p);
+        ck_assert(num(t, r, 3) <= f && f <= num(t, r, 4));
+        theory += p;
+        observed += f;
+    }
+    ck_assert_double_eq_tol(theory, 1.0, 1e-12);
+    ck_assert_double_eq_tol(observed, 1.0, 1e-12);
+    sd_figure_data_free(&d);
+}
+END_TEST
+
+START_TEST(monte_carlo_points_sit_on_their_closed_forms)
+{
+    sd_figure_input in = small_input();
+    in.tokens = 100000;
+    set_list(&in.alpha, "0.5,0.8");
+    sd_figure_data d;
+    compute("monte-carlo", &in, &d); /* gamma 5 */
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 2);
+    for (size_t r = 0; r < 2; r++) {
+        double a = num(t, r, 0), dd = 0.6 * fmin(a, 1 - a);
+        ck_assert_double_eq(a, in.alpha.v[r]);
+        /* i.i.d.: eq. (4) at the measured alpha; Markov: the transfer-matrix form; 5 standard errors */
+        double iid = sd_theory_expected_tokens(num(t, r, 1), 5), se = num(t, r, 3) / 1.96;
+        ck_assert_msg(fabs(num(t, r, 2) - iid) <= 5 * se, "alpha %g: i.i.d. %g against %g", a, num(t, r, 2), iid);
+        const sd_markov mk = { .a_easy = a + dd, .a_hard = a - dd, .stay = 0.9 };
+        ck_assert_double_eq(num(t, r, 7), sd_theory_markov_expected_tokens(&mk, 5));
+        se = num(t, r, 6) / 1.96;
+        ck_assert_msg(fabs(num(t, r, 5) - num(t, r, 7)) <= 5 * se, "alpha %g: Markov %g against %g", a,
+                      num(t, r, 5), num(t, r, 7));
+        ck_assert_double_lt(num(t, r, 5), iid); /* correlated acceptance: fewer tokens at the same mean */
+    }
+    const sd_table *curve = d.block[1];
+    ck_assert_uint_eq(sd_table_nrows(curve), 201);
+    for (size_t r = 0; r < 201; r++)
+        ck_assert_double_eq(num(curve, r, 1), sd_theory_expected_tokens(num(curve, r, 0), 5));
+    ck_assert_double_eq(num(curve, 200, 0), 0.995);
+    sd_figure_data_free(&d);
+    free_input(&in);
+}
+END_TEST
+
+START_TEST(adaptive_policies_has_a_row_per_policy)
+{
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("adaptive-policies", &in, &d);
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_ncols(t), 3);
+    ck_assert_uint_eq(sd_table_nrows(t), 8);
+    ck_assert_str_eq(sd_table_cell(t, 0, 0)->v.s, "fixed γ* (eq. 10)");
+    ck_assert_str_eq(sd_table_cell(t, 6, 0)->v.s, "oracle");
+    for (size_t r = 0; r < 8; r++)
+        ck_assert(num(t, r, 1) > 1.0 && num(t, r, 2) > 0.0);
+    sd_figure_data_free(&d);
+}
+END_TEST
+
+/* ---- roofline ------------------------------------------------------------------------- */
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    ck_assert(in != NULL && out != NULL);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    fclose(out);
 }
 
-START_TEST(renders_with_gnuplot_or_says_how_to_install_it)
+START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
 {
-    make_dir();
-    const sd_plot_kind *k = sd_plot_find("improvement-vs-gamma");
-    sd_plot_input in = defaults(k);
-    ck_assert_int_eq(sd_plot_write(k, &in, dir, SD_PLOT_PNG, NULL), SD_OK);
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("roofline-batch", &in, &d);
+    ck_assert_str_eq(d.target, "llama-3.1-70b-fp8");
+    ck_assert_str_eq(d.draft, "llama-3.2-1b");
+    ck_assert_double_eq(d.context, 1024);
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 11);
+    ck_assert_uint_eq(sd_table_ncols(t) % 2, 1);
+    ck_assert_uint_gt(sd_table_ncols(t), 3);
+    sd_presets p;
+    ck_assert_int_eq(sd_presets_load(NULL, NULL, NULL, &p, NULL), SD_OK);
+    const sd_model_spec *tm, *dm;
+    const sd_hardware *h;
+    ck_assert_int_eq(sd_presets_model(&p, "target", d.target, &tm, NULL), SD_OK);
+    ck_assert_int_eq(sd_presets_model(&p, "draft", d.draft, &dm, NULL), SD_OK);
+    ck_assert_int_eq(sd_presets_hardware(&p, "hardware", sd_table_name(t, 1), &h, NULL), SD_OK);
+    static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+    const sd_roofline_request rq = { .target = tm, .draft = dm, .hardware = h, .params = sd_cost_defaults(),
+                                     .alpha = 0.8, .gammas = gammas, .ngammas = 16 };
+    sd_roofline_point r;
+    sd_cost_roofline(&rq, 1, 1024, &r);
+    ck_assert_double_eq(num(t, 0, 0), 1);
+    ck_assert_double_eq(num(t, 0, 1), r.improvement_opt);
+    ck_assert_double_eq(num(t, 0, 2), r.gamma_opt);
+    ck_assert_double_eq(num(t, 10, 0), 1024);
+    sd_figure_data_free(&d);
+
+    compute("roofline-map", &in, &d);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 110);
+    ck_assert_str_eq(d.target, "llama-3.1-70b-fp8");
+    sd_figure_data_free(&d);
+
+    /* a data folder of our own: one accelerator, then none called h200 */
+    char dir[64], path[128];
+    snprintf(dir, sizeof dir, "/tmp/specdec-figure-%ld", (long)getpid());
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/models.tsv", dir);
+    copy_file(data_path("models.tsv"), path);
+    snprintf(path, sizeof path, "%s/hardware.tsv", dir);
+    FILE *f = fopen(path, "w");
+    fputs("name\ttflops\tbandwidth_tbs\tmemory_gb\nh200\t989\t4.8\t141\n", f);
+    fclose(f);
+    in.data_dir = dir;
+    compute("roofline-batch", &in, &d);
+    ck_assert_uint_eq(sd_table_ncols(d.block[0]), 3);
+    ck_assert_str_eq(sd_table_name(d.block[0], 2), "h200 gamma");
+    sd_figure_data_free(&d);
+    f = fopen(path, "w");
+    fputs("name\ttflops\tbandwidth_tbs\tmemory_gb\nsmall\t100\t1\t16\n", f);
+    fclose(f);
     sd_error err;
-    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
-        ck_assert_msg(sd_plot_render(dir, k->name, &err) == SD_OK, "%s", err.msg);
-        char path[256];
-        snprintf(path, sizeof path, "%s/%s.png", dir, k->name);
-        unsigned w, h;
-        png_size(path, &w, &h);
-        ck_assert_uint_eq(w, 1200);
-        ck_assert_uint_eq(h, 800);
-    }
-    setenv("PATH", "/nonexistent", 1); /* this test runs in its own process */
-    ck_assert_int_eq(sd_plot_render(dir, k->name, &err), SD_EIO);
-    ck_assert_ptr_nonnull(strstr(err.msg, "apt-get install gnuplot-nox"));
-    ck_assert_ptr_nonnull(strstr(err.msg, "improvement-vs-gamma.gp are written"));
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("roofline-map"), &in, &d, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "figure roofline-map: the hardware presets lack h200");
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("roofline-batch"), &in, &d, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "figure roofline-batch: no accelerator holds llama-3.1-70b-fp8 and llama-3.2-1b");
+    ck_assert_uint_eq(d.nblocks, 0);
+    ck_assert_ptr_null(d.block[0]);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/models.tsv", dir);
+    unlink(path);
+    rmdir(dir);
+    sd_presets_free(&p);
+}
+END_TEST
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+/* Computes figure name with list `field` (0 alpha, 1 cost, 2 gamma, 3 mu) set to
+ * text: SD_EINVAL, a message starting with want, and no blocks. */
+static void refused(const char *name, int field, const char *text, const char *want)
+{
+    sd_figure_input in = small_input();
+    sd_list *lists[] = { &in.alpha, &in.cost, &in.gamma, &in.mu };
+    set_list(lists[field], text);
+    sd_figure_data d;
+    sd_error err;
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find(name), &in, &d, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "%s: '%s', expected '%s...'", name, err.msg, want);
+    ck_assert_uint_eq(d.nblocks, 0);
+    ck_assert_ptr_null(d.block[0]);
+    ck_assert_ptr_null(d.block[1]);
     free_input(&in);
-    clean_dir();
+}
+
+enum { ALPHA, COST, GAMMA, MU };
+
+START_TEST(errors_name_the_parameter)
+{
+    refused("n-distribution", ALPHA, "0.6,0.7", "alpha: give one value for figure n-distribution");
+    refused("n-distribution", GAMMA, "3,4", "gamma: give one value for figure n-distribution");
+    refused("monte-carlo", GAMMA, "3,4", "gamma: give one value for figure monte-carlo");
+    refused("adaptive-policies", COST, "0.1,0.2", "cost: give one value for figure adaptive-policies");
+    refused("roofline-batch", ALPHA, "0.6,0.7", "alpha: give one value for figure roofline-batch");
+    refused("roofline-map", ALPHA, "0.6,0.7", "alpha: give one value for figure roofline-map");
+    refused("expected-tokens", ALPHA, "1.5", "alpha: 1.5 is outside [0, 1]");
+    refused("expected-tokens", GAMMA, "0", "gamma: 0 is outside");
+    refused("expected-tokens", GAMMA, "2.5", "gamma: 2.5 is not a whole number");
+    refused("expected-tokens", GAMMA, "5000", "gamma: 5000 is outside");
+    refused("improvement-vs-gamma", COST, "-0.1", "cost: -0.1 is outside");
+    refused("flop-factor", MU, "-1", "mu: -1 is outside");
+    refused("improvement-vs-gamma-alpha", ALPHA, "0.5:0.74:0.01",
+            "figure improvement-vs-gamma-alpha: 25 curves; at most 24 fit in one figure");
+}
+END_TEST
+
+START_TEST(inputs_the_figure_does_not_use_are_ignored)
+{
+    sd_figure_input in = small_input();
+    set_list(&in.cost, "-5"), set_list(&in.mu, "-1"); /* expected-tokens takes neither */
+    sd_figure_data d;
+    compute("expected-tokens", &in, &d);
+    sd_figure_data_free(&d);
+    free_input(&in);
+}
+END_TEST
+
+START_TEST(only_the_table_s_figures_are_computed)
+{
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    sd_error err;
+    ck_assert_int_eq(sd_figure_compute(NULL, &in, &d, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "improvement-vs-gamma, "));
+    sd_figure_kind copy = *sd_figure_at(0);
+    ck_assert_int_eq(sd_figure_compute(&copy, &in, &d, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_figure_compute(sd_figure_at(0), NULL, &d, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_figure_compute(sd_figure_at(0), &in, NULL, &err), SD_EINVAL);
+    in.tokens = 0;
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("n-distribution"), &in, &d, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "tokens: give at least 1 for figure n-distribution");
+    compute("expected-tokens", &in, &d); /* not Monte Carlo: tokens unused */
+    sd_figure_data_free(&d);
 }
 END_TEST
 
@@ -256,15 +495,23 @@ START_TEST(shipped_scenarios_reproduce_published_numbers)
 }
 END_TEST
 
-Suite *plot_suite(void)
+Suite *figure_suite(void)
 {
-    Suite *s = suite_create("plot");
-    TCase *tc = tcase_create("plot");
+    Suite *s = suite_create("figure");
+    TCase *tc = tcase_create("figure");
     tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, every_script_has_title_axes_key_and_size);
+    tcase_add_test(tc, the_table_lists_every_figure_once);
+    tcase_add_test(tc, every_figure_computes_its_blocks);
     tcase_add_test(tc, improvement_data_matches_the_theory);
-    tcase_add_test(tc, maps_and_monte_carlo_data);
-    tcase_add_test(tc, renders_with_gnuplot_or_says_how_to_install_it);
+    tcase_add_test(tc, expected_tokens_and_flop_factor_match_the_theory);
+    tcase_add_test(tc, maps_hold_the_optimum_and_the_do_not_speculate_region);
+    tcase_add_test(tc, n_distribution_follows_the_pmf);
+    tcase_add_test(tc, monte_carlo_points_sit_on_their_closed_forms);
+    tcase_add_test(tc, adaptive_policies_has_a_row_per_policy);
+    tcase_add_test(tc, roofline_figures_use_the_cost_model_and_the_data_folder);
+    tcase_add_test(tc, errors_name_the_parameter);
+    tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
+    tcase_add_test(tc, only_the_table_s_figures_are_computed);
     tcase_add_test(tc, shipped_scenarios_reproduce_published_numbers);
     suite_add_tcase(s, tc);
     return s;

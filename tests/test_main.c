@@ -41,7 +41,7 @@ int main(void)
     srunner_add_suite(sr, synth_suite());
     srunner_add_suite(sr, engine_suite());
     srunner_add_suite(sr, validate_suite());
-    srunner_add_suite(sr, plot_suite());
+    srunner_add_suite(sr, figure_suite());
     srunner_add_suite(sr, cost_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

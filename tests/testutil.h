@@ -26,7 +26,7 @@ Suite *verify_suite(void);
 Suite *synth_suite(void);
 Suite *engine_suite(void);
 Suite *validate_suite(void);
-Suite *plot_suite(void);
+Suite *figure_suite(void);
 Suite *cost_suite(void);
 
 /* The path of data file name through the library's resolver (data.h), so

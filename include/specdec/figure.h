@@ -1,56 +1,141 @@
-/* plot.h -- figures: a data file and a gnuplot script per figure, then gnuplot.
+/* figure.h -- the data behind each figure, as tables.
  *
- * specdec computes every number; gnuplot only draws.  A figure NAME becomes
- * DIR/NAME.dat (tab-separated blocks with a header line each, full
- * precision) and DIR/NAME.gp, which draws DIR/NAME.png or NAME.svg at
- * 1200x800 when run as `gnuplot -d NAME.gp` inside DIR.  The figures take
- * the same inputs as the table commands (alpha, cost, gamma and mu lists;
- * tokens and seed for the Monte Carlo ones); an empty list means the
- * figure's default, given in sd_plot_kind.
+ * specdec computes every number of a figure; drawing it is the program's
+ * business (the specdec program writes the tables as NAME.dat for gnuplot).
+ * A figure's data is one or more tables, its blocks, in a fixed order
+ * (gnuplot's `index 0`, `index 1`).  The figures take the same inputs as
+ * the table commands: alpha, cost, gamma and mu lists, and tokens and seed
+ * for the Monte Carlo ones.  Each figure uses some of the lists (those
+ * whose default in sd_figure_kind is not NULL) and ignores the others; an
+ * empty list it uses means its default.
+ *
+ * The blocks, by figure (columns in order):
+ *
+ *   improvement-vs-gamma, improvement-vs-gamma-alpha, expected-tokens,
+ *   flop-factor     block 0: gamma, then one column per curve (every
+ *                   combination of the alpha, cost and mu lists the figure
+ *                   uses, alpha slowest), named by its parameters: the
+ *                   varying ones, or the fixed ones when none varies
+ *                   ("c = 0.02", "α = 0.8, μ = 0.05"); the improvement
+ *                   curves add " (optimum unbounded)" or " (do not
+ *                   speculate)" when that is so.
+ *                   improvement figures, block 1: series (the curve's
+ *                   column, 1 = the first curve), gamma_opt,
+ *                   improvement_opt, label ("γ* = 11") for each curve whose
+ *                   optimum lies within the gamma list; it may be empty.
+ *   optimal-gamma-map, best-improvement-map
+ *                   alpha, cost, value: gamma_opt (at most
+ *                   SD_FIGURE_GAMMA_CAP), or the best improvement (at most
+ *                   SD_FIGURE_IMPROVEMENT_CAP); 0 where no draft length
+ *                   helps (alpha <= cost).  cost slowest.
+ *   n-distribution  n, pmf_theory (eqs. 2-3 at the measured alpha_hat),
+ *                   observed, ci_low, ci_high (95%) for n = 1 .. gamma + 1.
+ *   monte-carlo     block 0 per alpha: alpha, iid_alpha_hat, iid_mean,
+ *                   iid_ci, markov_alpha_hat, markov_mean, markov_ci,
+ *                   markov_theory (ci: the 95% half-width); block 1:
+ *                   alpha, expected_tokens (eq. 4) on 201 points of [0, 0.995].
+ *   adaptive-policies  policy, iid_alpha_0.8, markov_0.95_0.3: the
+ *                   measured improvement of each draft-length policy.
+ *   roofline-batch  batch (1 .. 1024, doubling), then per accelerator that
+ *                   holds the pair at batch 1: NAME (best improvement) and
+ *                   "NAME gamma" (its gamma); the text NaN where the pair
+ *                   does not fit.
+ *   roofline-map    log2_batch (0 .. 10), log2_context (8 .. 17; slowest),
+ *                   improvement_opt, gamma_opt, fits (0 or 1), on one h200.
  */
-#ifndef SPECDEC_PLOT_H
-#define SPECDEC_PLOT_H
+#ifndef SPECDEC_FIGURE_H
+#define SPECDEC_FIGURE_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "specdec/parse.h"
 #include "specdec/status.h"
+#include "specdec/table.h"
 
-typedef enum { SD_PLOT_PNG, SD_PLOT_SVG } sd_plot_format;
+/* The largest draft length a figure takes (gamma lists are whole numbers
+ * in [1, SD_FIGURE_GAMMA_MAX]). */
+#define SD_FIGURE_GAMMA_MAX 4096
+/* The most curves one curves figure draws. */
+#define SD_FIGURE_CURVES_MAX 24
+/* The maps' values are clipped here (the top of their colour scales). */
+#define SD_FIGURE_GAMMA_CAP 256.0
+#define SD_FIGURE_IMPROVEMENT_CAP 16.0
+/* The most blocks a figure has. */
+#define SD_FIGURE_BLOCKS_MAX 2
+
+/* The figures, in the order of the table (sd_figure_at(id) is figure id). */
+typedef enum {
+    SD_FIGURE_IMPROVEMENT_VS_GAMMA,
+    SD_FIGURE_IMPROVEMENT_VS_GAMMA_ALPHA,
+    SD_FIGURE_EXPECTED_TOKENS,
+    SD_FIGURE_OPTIMAL_GAMMA_MAP,
+    SD_FIGURE_BEST_IMPROVEMENT_MAP,
+    SD_FIGURE_FLOP_FACTOR,
+    SD_FIGURE_N_DISTRIBUTION,
+    SD_FIGURE_MONTE_CARLO,
+    SD_FIGURE_ADAPTIVE_POLICIES,
+    SD_FIGURE_ROOFLINE_BATCH,
+    SD_FIGURE_ROOFLINE_MAP,
+    SD_FIGURE_COUNT
+} sd_figure_id;
 
 typedef struct {
-    sd_list alpha, cost, gamma, mu;
-    uint64_t tokens; /* Monte Carlo figures: emitted tokens per run */
-    uint64_t seed;
-    unsigned threads;
-    const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are */
-} sd_plot_input;
-
-typedef struct {
-    const char *name;
-    const char *summary;
+    sd_figure_id id;
+    const char *name;    /* "improvement-vs-gamma" */
+    const char *summary; /* one line */
     /* defaults, as list texts (parse.h), for the inputs the figure uses; NULL = not used */
     const char *alpha, *cost, *gamma, *mu;
-    int monte_carlo; /* uses tokens and seed */
-    int variant;     /* passed to write: one writer draws several figures */
-    sd_status (*write)(const sd_plot_input *in, const char *name, int variant, sd_plot_format fmt, FILE *dat,
-                       FILE *gp, sd_error *err);
-} sd_plot_kind;
+    int monte_carlo;     /* 1: runs the engine, so uses tokens, seed and threads */
+} sd_figure_kind;
 
-/* The figures, ending with a row of NULLs. */
-extern SD_API const sd_plot_kind sd_plots[];
+typedef struct {
+    sd_list alpha, cost, gamma, mu; /* alpha in [0, 1]; cost, mu >= 0; gamma as above */
+    uint64_t tokens;      /* Monte Carlo figures: emitted tokens per engine run, >= 1 */
+    uint64_t seed;        /* Monte Carlo figures */
+    unsigned threads;     /* Monte Carlo figures: >= 1; the results do not depend on it */
+    const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are
+                           * (sd_presets_load, cost.h); NULL: the usual search (data.h) */
+} sd_figure_input;
 
-SD_API const sd_plot_kind *sd_plot_find(const char *name);
-/* "improvement-vs-gamma, ..." for messages. */
-SD_API const char *sd_plot_names(void);
+/* A figure's data: its blocks and what else a drawing needs that depends
+ * on the computation. */
+typedef struct {
+    sd_table *block[SD_FIGURE_BLOCKS_MAX]; /* block[0 .. nblocks-1]; the rest NULL */
+    size_t nblocks;
+    double iterations;       /* n-distribution: the engine's iterations behind the histogram; else 0 */
+    double alpha_hat;        /* n-distribution: the measured acceptance of pmf_theory; else 0 */
+    const char *target, *draft; /* roofline figures: the preset pair (static strings); else NULL */
+    double context;          /* roofline-batch: the context length in tokens; else 0 */
+} sd_figure_data;
 
-/* Writes DIR/NAME.dat and DIR/NAME.gp (DIR is created if missing). */
-SD_API sd_status sd_plot_write(const sd_plot_kind *k, const sd_plot_input *in, const char *dir, sd_plot_format fmt,
-                        sd_error *err);
+/* The i-th figure of the table, i = 0, 1, ...; NULL past the last.  Its id
+ * is i. */
+SD_API const sd_figure_kind *sd_figure_at(size_t i);
 
-/* Runs `gnuplot -d NAME.gp` in DIR.  SD_EIO when gnuplot is missing (the
- * message says how to install it) or fails. */
-SD_API sd_status sd_plot_render(const char *dir, const char *name, sd_error *err);
+/* The figure called name, or NULL (also for name NULL). */
+SD_API const sd_figure_kind *sd_figure_find(const char *name);
+
+/* "improvement-vs-gamma, ..." in table order, for messages (static). */
+SD_API const char *sd_figure_names(void);
+
+/* Computes figure k's data from in into *out, which the caller releases
+ * with sd_figure_data_free.  k must come from sd_figure_at or
+ * sd_figure_find.  Lists k does not use, and tokens, seed and threads for
+ * a figure that is not Monte Carlo, are ignored.
+ *
+ * SD_EINVAL when k is NULL or not a figure; when an input is outside its
+ * domain above, or a figure that needs one value gets several ("alpha:
+ * give one value for figure n-distribution"), or a curves figure would
+ * draw more than SD_FIGURE_CURVES_MAX curves; when the presets lack the
+ * roofline pair (or h200).  Messages start with the parameter's name and a
+ * colon where one parameter is at fault.  SD_EIO/SD_EINVAL from loading
+ * the presets (cost.h); SD_ENOMEM; whatever the engine returns for a Monte
+ * Carlo figure.  On failure *out holds nothing (no blocks, nblocks 0). */
+SD_API sd_status sd_figure_compute(const sd_figure_kind *k, const sd_figure_input *in, sd_figure_data *out,
+                                   sd_error *err);
+
+/* Frees the blocks of d and leaves it empty; d may be NULL. */
+SD_API void sd_figure_data_free(sd_figure_data *d);
 
 #endif

@@ -85,6 +85,27 @@ sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_tab
 /* The domains shared by the commands. */
 extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
 
+/* ---- gnuplot.c: figures drawn by gnuplot --------------------------------------- */
+
+/* The image formats, indexing CLI_IMAGE_FORMATS ("png", "svg", NULL). */
+typedef enum { CLI_PNG, CLI_SVG } cli_image;
+extern const char *const CLI_IMAGE_FORMATS[];
+
+/* Computes figure k from in (sd_figure_compute, figure.h) and writes
+ * DIR/NAME.dat -- a comment line, then each block as TSV (sd_format_write),
+ * blocks two blank lines apart as gnuplot's `index` reads them -- and
+ * DIR/NAME.gp, which draws NAME.png or NAME.svg (fmt) at 1200x800 when run
+ * as `gnuplot -d NAME.gp` inside DIR.  DIR is created if missing.  Fails
+ * with the library's status when the figure cannot be computed (no file is
+ * written then), SD_EINVAL when DIR is not a usable folder, SD_EIO when a
+ * file cannot be written. */
+sd_status cli_gnuplot_write(const sd_figure_kind *k, const sd_figure_input *in, const char *dir, cli_image fmt,
+                            sd_error *err);
+
+/* Runs `gnuplot -d NAME.gp` in DIR.  SD_EIO when gnuplot is missing (the
+ * message says both files are written and how to install gnuplot) or fails. */
+sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
+
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
     cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline;

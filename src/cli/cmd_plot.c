@@ -1,20 +1,18 @@
-/* cmd_plot.c -- `specdec plot NAME|all`: data files, gnuplot scripts, figures. */
+/* cmd_plot.c -- `specdec plot NAME|all`: the library's figure data
+ * (figure.h), drawn by gnuplot (gnuplot.c). */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-
-static const sd_domain PLOT_GAMMA = { "--gamma", 1, 4096, 1 };
+static const sd_domain PLOT_GAMMA = { "--gamma", 1, SD_FIGURE_GAMMA_MAX, 1 };
 static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
 static const sd_domain SEED = { "--seed", 0, 9007199254740992.0, 1 };
 static const sd_domain THREADS = { "--threads", 1, 256, 1 };
 
-static const char *const FORMATS[] = { "png", "svg", NULL };
-
 /* One input list: the user's, or the figure's default; an error when the
  * figure does not take it. */
-static sd_status input_list(const cli_args *a, const sd_plot_kind *k, const sd_domain *dom, const char *dflt,
+static sd_status input_list(const cli_args *a, const sd_figure_kind *k, const sd_domain *dom, const char *dflt,
                             sd_list *out, sd_error *err)
 {
     if (dflt == NULL) {
@@ -34,30 +32,32 @@ static sd_status add_file(sd_table *t, const char *figure, const char *dir, cons
     return sd_table_add(t, row, err);
 }
 
-static sd_status one_figure(const cli_args *a, const sd_plot_kind *k, const char *dir, int fmt, sd_table *t,
+static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const char *dir, cli_image fmt, sd_table *t,
                             sd_error *err)
 {
-    sd_plot_input in = { .threads = 1, .data_dir = a->data_dir };
+    sd_figure_input in = { .threads = 1, .data_dir = a->data_dir };
+    sd_list tokens_given = { NULL, 0 }; /* only to refuse --tokens for a figure that is not Monte Carlo */
     double tokens, seed, threads;
     sd_status st;
     if ((st = input_list(a, k, &CLI_ALPHA, k->alpha, &in.alpha, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_COST, k->cost, &in.cost, err)) == SD_OK &&
         (st = input_list(a, k, &PLOT_GAMMA, k->gamma, &in.gamma, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_MU, k->mu, &in.mu, err)) == SD_OK &&
-        (st = input_list(a, k, &TOKENS, k->monte_carlo ? "400000" : NULL, &(sd_list){ 0 }, err)) == SD_OK &&
+        (st = input_list(a, k, &TOKENS, k->monte_carlo ? "400000" : NULL, &tokens_given, err)) == SD_OK &&
         (st = cli_number(a, &TOKENS, "400000", &tokens, err)) == SD_OK &&
         (st = cli_number(a, &SEED, "20261129", &seed, err)) == SD_OK &&
         (st = cli_number(a, &THREADS, "2", &threads, err)) == SD_OK) {
         in.tokens = (uint64_t)tokens;
         in.seed = (uint64_t)seed;
         in.threads = (unsigned)threads;
-        st = sd_plot_write(k, &in, dir, (sd_plot_format)fmt, err);
+        st = cli_gnuplot_write(k, &in, dir, fmt, err);
     }
     if (st == SD_OK && (st = add_file(t, k->name, dir, k->name, "dat", err)) == SD_OK &&
         (st = add_file(t, k->name, dir, k->name, "gp", err)) == SD_OK &&
-        (st = sd_plot_render(dir, k->name, err)) == SD_OK)
-        st = add_file(t, k->name, dir, k->name, FORMATS[fmt], err);
+        (st = cli_gnuplot_run(dir, k->name, err)) == SD_OK)
+        st = add_file(t, k->name, dir, k->name, CLI_IMAGE_FORMATS[fmt], err);
     sd_list_free(&in.alpha), sd_list_free(&in.cost), sd_list_free(&in.gamma), sd_list_free(&in.mu);
+    sd_list_free(&tokens_given);
     return st;
 }
 
@@ -68,7 +68,7 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
     int fmt;
     sd_table *t = NULL;
     sd_status st;
-    if ((st = cli_choice(a, "--format", FORMATS, "png", &fmt, err)) != SD_OK ||
+    if ((st = cli_choice(a, "--format", CLI_IMAGE_FORMATS, "png", &fmt, err)) != SD_OK ||
         (st = cli_table(2, cols, &t, err)) != SD_OK)
         return cli_finish(st, NULL, 0, t, out);
     if (dir == NULL)
@@ -79,12 +79,14 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
             if (cli_given(a, inputs[i]))
                 return cli_finish(sd_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
                                           "name one figure to change its inputs", inputs[i]), NULL, 0, t, out);
-        for (const sd_plot_kind *k = sd_plots; k->name != NULL && st == SD_OK; k++)
-            st = one_figure(a, k, dir, fmt, t, err);
+        const sd_figure_kind *k;
+        for (size_t i = 0; (k = sd_figure_at(i)) != NULL && st == SD_OK; i++)
+            st = one_figure(a, k, dir, (cli_image)fmt, t, err);
     } else {
-        const sd_plot_kind *k = sd_plot_find(name);
-        st = k ? one_figure(a, k, dir, fmt, t, err)
-               : sd_fail(err, SD_EINVAL, "plot: unknown figure '%s'; expected all or one of %s", name, sd_plot_names());
+        const sd_figure_kind *k = sd_figure_find(name);
+        st = k ? one_figure(a, k, dir, (cli_image)fmt, t, err)
+               : sd_fail(err, SD_EINVAL, "plot: unknown figure '%s'; expected all or one of %s", name,
+                         sd_figure_names());
     }
     return cli_finish(st, NULL, 0, t, out);
 }
@@ -92,7 +94,8 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
 static void list_figures(void)
 {
     printf("\nfigures (NAME; 'all' draws each with its defaults):\n");
-    for (const sd_plot_kind *k = sd_plots; k->name != NULL; k++)
+    const sd_figure_kind *k;
+    for (size_t i = 0; (k = sd_figure_at(i)) != NULL; i++)
         printf("  %-27s %s\n", k->name, k->summary);
 }
 
