@@ -107,7 +107,7 @@ typedef struct {
     atomic_size_t next_chunk;
     atomic_size_t chunks_done;
     double *chunk_beta; /* [nchunks] */
-    const double *acc_k; /* per-context acceptance with k > 1 drafts */
+    double *acc_k;       /* per-context acceptance with k > 1 drafts */
 } shared_run;
 
 typedef struct {
@@ -391,10 +391,21 @@ sd_engine_config sd_engine_defaults(void)
                                .threads = 1, .drafts = 1, .threshold = 0.5, .gamma_max = 32 };
 }
 
-sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
+static void workers_free(worker *ws, unsigned nt)
 {
-    double t0 = now_seconds();
-    const sd_model *m = cfg->model;
+    for (unsigned t = 0; ws != NULL && t < nt; t++) {
+        sd_engine_stats_free(&ws[t].stats);
+        sd_engine_stats_free(&ws[t].burn);
+    }
+    free(ws);
+}
+
+/* The configuration's domain (engine.h); the messages name cfg's fields. */
+static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
+{
+    const sd_verifier *v = cfg->verifier;
+    if (cfg->model == NULL || v == NULL)
+        return sd_fail(err, SD_EINVAL, "%s: the engine needs a model and a verifier", cfg->model ? "verifier" : "model");
     if (cfg->policy == SD_POLICY_FIXED && cfg->gamma < 1)
         return sd_fail(err, SD_EINVAL, "gamma: the engine needs gamma >= 1");
     if (cfg->tokens < 1)
@@ -405,88 +416,126 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         return sd_fail(err, SD_EINVAL, "gamma_max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
     if (cfg->policy == SD_POLICY_THRESHOLD && !(cfg->threshold >= 0.0 && cfg->threshold <= 1.0))
         return sd_fail(err, SD_EINVAL, "threshold: %g is outside [0, 1]", cfg->threshold);
-    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
-    unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
-    shared_run sh;
-    sh.cfg = cfg;
-    if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || cfg->verifier->greedy || cfg->verifier->block != NULL ||
-                            strcmp(cfg->verifier->name, "adjusted") != 0))
+    if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || v != sd_verify_find("adjusted")))
         return sd_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
     if (cfg->drafts > 64)
         return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
-    double *acc_k = NULL;
-    if (cfg->drafts > 1) { /* each context's acceptance with k drafts, for alpha_hat */
-        size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m);
-        double *tmp = malloc(nv * sizeof *tmp);
-        if ((acc_k = malloc(nc * sizeof *acc_k)) == NULL || tmp == NULL) {
-            free(acc_k), free(tmp);
-            return sd_fail(err, SD_ENOMEM, "out of memory");
-        }
-        for (size_t c = 0; c < nc; c++)
-            acc_k[c] = sd_dist_multi_acceptance(sd_model_context(m, c)->p, sd_model_context(m, c)->q, nv, cfg->drafts, tmp);
-        free(tmp);
+    return SD_OK;
+}
+
+/* Each context's acceptance with k > 1 drafts (for alpha_hat) into *acc_k,
+ * or NULL for one draft. */
+static sd_status multi_acceptances(const sd_engine_config *cfg, double **acc_k, sd_error *err)
+{
+    *acc_k = NULL;
+    if (cfg->drafts <= 1)
+        return SD_OK;
+    const sd_model *m = cfg->model;
+    size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m);
+    double *tmp = malloc(nv * sizeof *tmp), *acc = malloc(nc * sizeof *acc);
+    if (acc == NULL || tmp == NULL) {
+        free(acc), free(tmp);
+        return sd_fail(err, SD_ENOMEM, "out of memory");
     }
-    sh.acc_k = acc_k;
-    double pilot_beta = 0.0;
-    sh.nchunks = 1;
-    sh.chunk_beta = &pilot_beta;
-    atomic_init(&sh.next_chunk, 1);
-    atomic_init(&sh.chunks_done, 1);
-    worker *ws = aligned_alloc(64, nt * sizeof *ws);
-    if (ws != NULL)
-        memset(ws, 0, nt * sizeof *ws);
-    pthread_t *tid = calloc(nt, sizeof *tid);
+    for (size_t c = 0; c < nc; c++)
+        acc[c] = sd_dist_multi_acceptance(sd_model_context(m, c)->p, sd_model_context(m, c)->q, nv, cfg->drafts, tmp);
+    free(tmp);
+    *acc_k = acc;
+    return SD_OK;
+}
+
+/* nt workers with their statistics, or SD_ENOMEM (then *out holds nothing). */
+static sd_status workers_alloc(const sd_engine_config *cfg, shared_run *sh, unsigned nt, worker **out, sd_error *err)
+{
+    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
+    size_t nv = sd_model_vocab(cfg->model), nc = sd_model_contexts(cfg->model);
+    worker *ws = aligned_alloc(64, ((nt * sizeof *ws + 63) / 64) * 64);
+    if (ws == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory for %u engine threads", nt);
+    memset(ws, 0, nt * sizeof *ws);
     sd_status st = SD_OK;
-    if (ws == NULL || tid == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory for %u engine threads", nt);
-    unsigned started = 0;
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
-        ws[t].sh = &sh;
-        ws[t].st = stats_alloc(&ws[t].stats, max_gamma, sd_model_vocab(m), sd_model_contexts(m),
-                               cfg->positions, &ws[t].err);
-        if (ws[t].st == SD_OK)
-            ws[t].st = stats_alloc(&ws[t].burn, max_gamma, sd_model_vocab(m), sd_model_contexts(m), 0, &ws[t].err);
+        ws[t].sh = sh;
+        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, err)) == SD_OK)
+            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, err);
+    }
+    if (st != SD_OK) {
+        workers_free(ws, nt);
+        return st;
+    }
+    *out = ws;
+    return SD_OK;
+}
+
+/* The first error a worker met, copied into err. */
+static sd_status worker_status(const worker *ws, unsigned n, sd_error *err)
+{
+    for (unsigned t = 0; t < n; t++)
         if (ws[t].st != SD_OK) {
-            st = ws[t].st;
             if (err != NULL)
                 *err = ws[t].err;
+            return ws[t].st;
         }
-    }
-    if (st == SD_OK) { /* the pilot chunk, then as many chunks as about cfg->tokens tokens need */
-        run_pilot(&ws[0]);
-        if ((st = ws[0].st) != SD_OK && err != NULL)
-            *err = ws[0].err;
-    }
-    if (st == SD_OK) {
-        double per_chunk = (double)ws[0].stats.tokens;
-        double want = ceil((double)cfg->tokens / per_chunk);
-        sh.nchunks = want < 1.0 ? 1 : want > 1e9 ? 1000000000u : (size_t)want;
-        if ((sh.chunk_beta = calloc(sh.nchunks, sizeof *sh.chunk_beta)) == NULL)
-            st = sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh.nchunks);
-        else
-            sh.chunk_beta[0] = pilot_beta;
-    }
-    for (; st == SD_OK && started < nt; started++)
+    return SD_OK;
+}
+
+/* Runs the pilot chunk on worker 0, then sizes the run: as many chunks as
+ * about cfg->tokens tokens need, each with its beta sum slot. */
+static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker *w0, sd_error *err)
+{
+    double pilot_beta = 0.0;
+    sh->nchunks = 1;
+    sh->chunk_beta = &pilot_beta;
+    atomic_init(&sh->next_chunk, 1);
+    atomic_init(&sh->chunks_done, 1);
+    run_pilot(w0);
+    sh->chunk_beta = NULL;
+    sd_status st = worker_status(w0, 1, err);
+    if (st != SD_OK)
+        return st;
+    double want = ceil((double)cfg->tokens / (double)w0->stats.tokens);
+    sh->nchunks = want < 1.0 ? 1 : want > 1e9 ? 1000000000u : (size_t)want;
+    if ((sh->chunk_beta = calloc(sh->nchunks, sizeof *sh->chunk_beta)) == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh->nchunks);
+    sh->chunk_beta[0] = pilot_beta;
+    return SD_OK;
+}
+
+/* Starts the workers, reports progress, joins them. */
+static sd_status run_workers(const sd_engine_config *cfg, shared_run *sh, worker *ws, unsigned nt, double t0,
+                             sd_error *err)
+{
+    pthread_t tid[256];
+    unsigned started = 0;
+    for (; started < nt && started < 256; started++)
         if (pthread_create(&tid[started], NULL, work, &ws[started]) != 0)
             break;
-    if (st == SD_OK && started == 0)
-        st = sd_fail(err, SD_EFAIL, "cannot start an engine thread");
+    if (started == 0)
+        return sd_fail(err, SD_EFAIL, "threads: cannot start an engine thread");
     /* Threads that could not start leave their chunks to the others. */
-    while (st == SD_OK && cfg->progress != NULL && atomic_load(&sh.chunks_done) < sh.nchunks) {
+    while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < sh->nchunks) {
         struct timespec pause = { 0, 100000000 };
         nanosleep(&pause, NULL);
-        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh.chunks_done) / (double)sh.nchunks,
+        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)sh->nchunks,
                       now_seconds() - t0);
     }
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    for (unsigned t = 0; st == SD_OK && t < started; t++)
-        if (ws[t].st != SD_OK) {
-            st = ws[t].st;
-            if (err != NULL)
-                *err = ws[t].err;
-        }
-    if (st == SD_OK) {
+    return worker_status(ws, started, err);
+}
+
+sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
+{
+    double t0 = now_seconds();
+    unsigned nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
+    shared_run sh = { .cfg = cfg };
+    worker *ws = NULL;
+    sd_status st;
+    if ((st = check_config(cfg, err)) != SD_OK || (st = multi_acceptances(cfg, &sh.acc_k, err)) != SD_OK)
+        return st;
+    if ((st = workers_alloc(cfg, &sh, nt, &ws, err)) == SD_OK && (st = plan_chunks(cfg, &sh, &ws[0], err)) == SD_OK)
+        st = run_workers(cfg, &sh, ws, nt, t0, err);
+    if (st == SD_OK) { /* merged in thread order; the real-valued beta sums in chunk order */
         *out = ws[0].stats;
         ws[0].stats = (sd_engine_stats){ 0 };
         for (unsigned t = 1; t < nt; t++)
@@ -497,15 +546,9 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         out->alpha_hat = beta / (double)out->tokens;
         out->seconds = now_seconds() - t0;
     }
-    for (unsigned t = 0; ws != NULL && t < nt; t++) {
-        sd_engine_stats_free(&ws[t].stats);
-        sd_engine_stats_free(&ws[t].burn);
-    }
-    free(ws);
-    free(tid);
-    if (sh.chunk_beta != &pilot_beta)
-        free(sh.chunk_beta);
-    free(acc_k);
+    workers_free(ws, nt);
+    free(sh.chunk_beta);
+    free(sh.acc_k);
     return st;
 }
 
@@ -604,6 +647,22 @@ static sd_status policy_row(sd_table *t, const char *name, double param, const s
     return sd_table_add(t, row, err);
 }
 
+/* The quartiles of the draft's top probability max_x q(x) over m's bank. */
+static sd_status top_quartiles(const sd_model *m, double *q3, sd_error *err)
+{
+    size_t nc = sd_model_contexts(m);
+    double *top = malloc(nc * sizeof *top);
+    if (top == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    for (size_t c = 0; c < nc; c++)
+        top[c] = sd_model_context(m, c)->q[sd_model_context(m, c)->argmax_q];
+    gsl_sort(top, 1, nc);
+    for (int i = 0; i < 3; i++)
+        q3[i] = gsl_stats_quantile_from_sorted_data(top, 1, nc, 0.25 * (i + 1));
+    free(top);
+    return SD_OK;
+}
+
 sd_status sd_engine_policies(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
                              sd_table **out, sd_error *err)
 {
@@ -657,18 +716,10 @@ sd_status sd_engine_policies(const sd_engine_config *base, double cost, const do
     ec.policy = SD_POLICY_THRESHOLD;
     double auto_th[3];
     if (nth == 0) { /* the quartiles of the draft's top probability over the bank */
-        size_t nc = sd_model_contexts(m);
-        double *top = malloc(nc * sizeof *top);
-        if (top == NULL) {
+        if (st == SD_OK && (st = top_quartiles(m, auto_th, err)) != SD_OK) {
             sd_table_free(t);
-            return sd_fail(err, SD_ENOMEM, "out of memory");
+            return st;
         }
-        for (size_t c = 0; c < nc; c++)
-            top[c] = sd_model_context(m, c)->q[sd_model_context(m, c)->argmax_q];
-        gsl_sort(top, 1, nc);
-        for (int i = 0; i < 3; i++)
-            auto_th[i] = gsl_stats_quantile_from_sorted_data(top, 1, nc, 0.25 * (i + 1));
-        free(top);
         thresholds = auto_th;
         nth = 3;
     }

@@ -2,11 +2,12 @@
 #include "specdec/format.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const NAMES[] = { "text", "tsv", "csv", "json", "markdown" };
-enum { NFORMATS = sizeof NAMES / sizeof NAMES[0] };
+static const char *const NAMES[] = { "text", "tsv", "csv", "json", "markdown", NULL };
+enum { NFORMATS = sizeof NAMES / sizeof NAMES[0] - 1 };
 
 sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err)
 {
@@ -16,11 +17,18 @@ sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err)
             return SD_OK;
         }
     }
-    return sd_fail(err, SD_EINVAL, "--format: unknown format '%s'; expected one of %s", name,
-                   sd_format_names());
+    return sd_fail(err, SD_EINVAL, "format: unknown format '%s'; expected one of %s", name, sd_format_names());
 }
 
-const char *sd_format_names(void) { return "text, tsv, csv, json, markdown"; }
+/* Joined from the table, per thread. */
+const char *sd_format_names(void)
+{
+    static _Thread_local char buf[128];
+    buf[0] = '\0';
+    for (int i = 0; NAMES[i] != NULL; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? ", " : "", NAMES[i]);
+    return buf;
+}
 
 const char *sd_format_cell(const sd_cell *c, int readable, char *buf, size_t size)
 {

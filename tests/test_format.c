@@ -120,7 +120,7 @@ START_TEST(format_names)
     ck_assert_int_eq(sd_format_parse("markdown", &f, NULL), SD_OK);
     ck_assert_int_eq(f, SD_FORMAT_MARKDOWN);
     ck_assert_int_eq(sd_format_parse("yaml", &f, &err), SD_EINVAL);
-    ck_assert_str_eq(err.msg, "--format: unknown format 'yaml'; expected one of text, tsv, csv, json, markdown");
+    ck_assert_str_eq(err.msg, "format: unknown format 'yaml'; expected one of text, tsv, csv, json, markdown");
 }
 END_TEST
 

@@ -330,11 +330,11 @@ done:
 
 /* The model options simulate and policies share. */
 static const cli_option model_options[] = {
-    { "--family", "NAME", "target family: zipf, dirichlet, logits (default zipf)" },
+    { "--family", "NAME", "target family: {families} (default zipf)" },
     { "--vocab", "V", "vocabulary size, in [1, 4194304] (default 1000)" },
     { "--alpha", "LIST", "calibrated draft: acceptance per context, in [0, 1] (default 0.8; policies: one value)" },
     { "--noise", "SIGMA", "uncalibrated draft: q = softmax(log p + SIGMA N(0,1)); alpha is measured" },
-    { "--regime", "NAME", "per-context alpha: constant, beta, markov (default constant)" },
+    { "--regime", "NAME", "per-context alpha: {regimes} (default constant)" },
     { "--concentration", "NU", "beta regime: alpha_c ~ Beta(alpha NU, (1 - alpha) NU) (default 20)" },
     { "--alpha-easy", "A", "markov regime: acceptance in the easy state (default 0.95)" },
     { "--alpha-hard", "A", "markov regime: acceptance in the hard state (default 0.3)" },
@@ -346,7 +346,7 @@ static const cli_option model_options[] = {
     { "--history", "K", "prefix tokens that select a context, in [0, 8] (default 2)" },
     { "--p-file", "P", "context-free target from a distribution file (with --q-file)" },
     { "--q-file", "Q", "context-free draft from a distribution file (with --p-file)" },
-    { "--verify", "NAME", "verification rule: adjusted, target, greedy, block (default adjusted)" },
+    { "--verify", "NAME", "verification rule: {verifiers} (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
     { NULL, NULL, NULL },
 };

@@ -36,6 +36,44 @@ static void print_usage(void)
                sd_format_names(), sd_data_installed_dir());
 }
 
+/* A NULL-terminated name table joined with ", " into buf. */
+static const char *join(const char *const *names, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0; names[i] != NULL; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", i ? ", " : "", names[i]);
+    return buf;
+}
+
+/* An option's help with {families}, {regimes}, {policies}, {verifiers}
+ * replaced by the library's tables, so that help never lists stale names. */
+static void expand_help(const char *help, char *out, size_t size)
+{
+    char families[256], regimes[256], policies[256];
+    const char *const subst[][2] = {
+        { "{families}", join(sd_family_names(), families, sizeof families) },
+        { "{regimes}", join(sd_regime_names(), regimes, sizeof regimes) },
+        { "{policies}", join(sd_engine_policy_names(), policies, sizeof policies) },
+        { "{verifiers}", sd_verify_names() },
+    };
+    size_t n = 0;
+    out[0] = '\0';
+    while (*help != '\0' && n + 1 < size) {
+        size_t k = 0;
+        while (k < sizeof subst / sizeof subst[0] && strncmp(help, subst[k][0], strlen(subst[k][0])) != 0)
+            k++;
+        if (k < sizeof subst / sizeof subst[0]) {
+            n += (size_t)snprintf(out + n, size - n, "%s", subst[k][1]);
+            help += strlen(subst[k][0]);
+        } else {
+            out[n++] = *help++;
+            out[n] = '\0';
+        }
+        if (n >= size)
+            n = size - 1;
+    }
+}
+
 static void print_command_help(const cli_command *c)
 {
     printf("usage: specdec %s%s\n\n%s\n\noptions:\n", c->synopsis, c->own_format ? "" : " [--format FORMAT]",
@@ -44,7 +82,9 @@ static void print_command_help(const cli_command *c)
     for (int i = 0; (o = cli_option_at(c, i)) != NULL; i++) {
         char lhs[64];
         snprintf(lhs, sizeof lhs, "%s %s", o->name, o->metavar ? o->metavar : "");
-        printf("  %-22s %s\n", lhs, o->help);
+        char help[512];
+        expand_help(o->help, help, sizeof help);
+        printf("  %-22s %s\n", lhs, help);
     }
     if (!c->own_format)
         printf("  %-22s %s (default text)\n", "--format FORMAT", sd_format_names());
@@ -78,7 +118,7 @@ static void name_flag(const cli_command *cmd, sd_error *err)
         if (strcmp(PARAM_FLAGS[i][0], param) == 0)
             snprintf(flag, sizeof flag, "%s", PARAM_FLAGS[i][1]);
     const cli_option *o;
-    int known = strcmp(flag, "--data") == 0;
+    int known = strcmp(flag, "--data") == 0 || strcmp(flag, "--format") == 0;
     for (int i = 0; cmd != NULL && !known && (o = cli_option_at(cmd, i)) != NULL; i++)
         known = strcmp(o->name, flag) == 0;
     if (!known)
@@ -147,8 +187,10 @@ int main(int argc, char **argv)
     }
     if (st == SD_OK && format_name != NULL)
         st = sd_format_parse(format_name, &format, &err);
-    if (st != SD_OK)
+    if (st != SD_OK) {
+        name_flag(cmd, &err);
         return fail(st, &err);
+    }
 
     sd_table *table = NULL;
     st = cmd->run(&args, &table, &err);
