@@ -66,7 +66,9 @@ void sd_cost_roofline(const sd_roofline_request *rq, double batch, double contex
     double t1 = sd_cost_step_time(target, h, cp, batch, 1.0, context, &cb);
     double td = sd_cost_step_time(draft, h, cp, batch, 1.0, context, NULL);
     double gmax = 1.0;
-    *out = (sd_roofline_point){ 0.0, 1.0, td / t1, 0.0, batch / t1, batch / t1, cb, 0 };
+    *out = (sd_roofline_point){ .gamma_opt = 0.0, .improvement_opt = 1.0, .c_effective = td / t1,
+                                .tokens_per_second = batch / t1, .tokens_per_second_baseline = batch / t1,
+                                .compute_bound = cb, .fits = 0 };
     for (size_t i = 0; i < rq->ngammas; i++) {
         double g = rq->gammas[i];
         gmax = fmax(gmax, g);

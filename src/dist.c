@@ -132,7 +132,7 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
     cdf->n = 0;
     cdf->c = NULL;
     if (n == 0)
-        return sd_fail(err, SD_EINVAL, "sampler: empty distribution");
+        return sd_fail(err, SD_EINVAL, "n: an empty distribution (n = 0)");
     double *c = malloc((n + 1) * sizeof *c);
     if (c == NULL)
         return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
@@ -140,14 +140,14 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
     for (size_t i = 0; i < n; i++) {
         if (!(w[i] >= 0.0 && w[i] < INFINITY)) {
             free(c);
-            return sd_fail(err, SD_EINVAL, "sampler: weight %zu is %g; weights must be finite and >= 0", i, w[i]);
+            return sd_fail(err, SD_EINVAL, "w: weight %zu is %g; weights must be finite and >= 0", i, w[i]);
         }
         c[i + 1] = c[i] + w[i];
     }
     double total = c[n];
     if (!(total > 0.0 && total < INFINITY)) {
         free(c);
-        return sd_fail(err, SD_EINVAL, "sampler: the weights sum to %g; need a finite positive total", total);
+        return sd_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
     }
     cdf->n = n;
     cdf->c = c;

@@ -213,9 +213,9 @@ static sd_status continuous_optimum(double alpha, double cost, double *gamma, sd
 sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err)
 {
     if (!alpha_ok(alpha))
-        return sd_fail(err, SD_EINVAL, "optimal: alpha %g is outside [0, 1]", alpha);
+        return sd_fail(err, SD_EINVAL, "alpha: %g is outside [0, 1]", alpha);
     if (!nonneg_ok(cost))
-        return sd_fail(err, SD_EINVAL, "optimal: cost %g is outside [0, inf)", cost);
+        return sd_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
 
     opt->ceiling = sd_theory_ceiling(alpha);
     sd_status st = continuous_optimum(alpha, cost, &opt->gamma_continuous, err);
@@ -272,9 +272,10 @@ double sd_theory_expected_tokens_vec(const double *a, size_t gamma)
 sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err)
 {
     if (!nonneg_ok(cost))
-        return sd_fail(err, SD_EINVAL, "optimal: cost %g is outside [0, inf)", cost);
+        return sd_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
     double e = 1.0, run = 1.0, best_f = 1.0;
-    *opt = (sd_optimum){ 0.0, 1.0, 1.0, NAN, NAN };
+    *opt = (sd_optimum){ .gamma_opt = 0.0, .improvement_opt = 1.0, .expected_tokens_opt = 1.0,
+                         .gamma_continuous = NAN, .ceiling = NAN };
     for (size_t g = 1; g <= n; g++) {
         if (!alpha_ok(a[g - 1]))
             return sd_fail(err, SD_EINVAL, "acceptance %zu is %g; must be in [0, 1]", g, a[g - 1]);
@@ -283,7 +284,8 @@ sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optim
         double f = e / (1.0 + (double)g * cost);
         if (f > best_f) {
             best_f = f;
-            *opt = (sd_optimum){ (double)g, f, e, NAN, NAN };
+            *opt = (sd_optimum){ .gamma_opt = (double)g, .improvement_opt = f, .expected_tokens_opt = e,
+                                 .gamma_continuous = NAN, .ceiling = NAN };
         }
     }
     return SD_OK;
