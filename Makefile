@@ -62,7 +62,7 @@ LIBSO   := $(BUILD)/libspecdec.so.$(VERSION_MAJOR).$(VERSION_MINOR)
 PUBLIC_HEADERS := $(wildcard include/specdec/*.h)
 DATA_FILES     := $(wildcard data/*.tsv data/*.txt)
 
-DEB_PACKAGES := pkg-config libgsl-dev check gnuplot-nox groff-base
+DEB_PACKAGES := pkg-config libgsl-dev check gnuplot-nox groff-base clang libclang-rt-dev
 
 ## all: build the specdec program and its static and shared libraries
 all: $(SPECDEC) $(LIBSO)
@@ -114,6 +114,7 @@ deps:
 	pkg-config --exists check 2>/dev/null || missing="$$missing check"; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v groff >/dev/null 2>&1 || missing="$$missing groff-base"; \
+	command -v clang >/dev/null 2>&1 || missing="$$missing clang libclang-rt-dev"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "  DEPS  apt-get install$$missing"; \
@@ -210,6 +211,9 @@ clean:
 ## help: list the targets
 help:
 	@sed -n 's/^## //p' Makefile
+
+# The libFuzzer harnesses: `make fuzz FUZZ_SECONDS=N`, and a short run in `make check`.
+-include tests/fuzz/fuzz.mk
 
 .PHONY: FORCE
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

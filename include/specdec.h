@@ -19,13 +19,33 @@
  *   specdec/figure.h    the data behind each figure, as tables
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *
- * Conventions (as in GSL): every function that can fail returns an
- * sd_status and, given a non-NULL sd_error, one line saying which parameter
- * was wrong and its valid range; on failure outputs are left as documented
- * (usually untouched, or NULL for returned objects).  Objects come in
- * _alloc/_free (or _load/_free) pairs and the caller owns what it is given.
- * No function prints or exits; none keeps global state except the data
- * directory override (data.h).  Link with `pkg-config --cflags --libs specdec`.
+ * Conventions (as in GSL).  A function that can fail returns an sd_status
+ * and, given a non-NULL sd_error, one line naming the parameter at fault and
+ * its valid range; its comment lists the statuses it returns and what its
+ * outputs hold on failure.  A function that returns a value instead never
+ * fails.  Preconditions of every function -- pointers not NULL unless its
+ * comment allows it, indices in range, enum values valid, objects from
+ * their constructor -- are not checked; breaking them is undefined
+ * behaviour.  Objects come in _alloc/_free (_load/_free, _init/_free)
+ * pairs: the caller owns what it is given and releases it with the pair's
+ * _free.  The _free of a struct the caller holds (sd_list, sd_tsv,
+ * sd_dist, sd_cdf, sd_step, sd_engine_stats, sd_presets, sd_figure_data)
+ * leaves it empty (its pointers NULL), so a second call is harmless;
+ * sd_table_free, sd_model_free and sd_figure_data_free accept NULL.
+ * Pointers into an object (cells, contexts, names, presets) belong to it
+ * and die with it.  Name strings and tables (*_name, *_names, *_at,
+ * *_find) are static, except that sd_format_names, sd_verify_names and
+ * sd_figure_names return a per-thread buffer that the next call in the
+ * same thread overwrites.
+ *
+ * No function prints, exits or keeps global state (the data files are
+ * found through the caller's folder or $SPECDEC_DATA, data.h).  GSL reports
+ * its own failures (allocations, root finders, Lambert W) through
+ * gsl_error, whose default handler prints and aborts: a program must call
+ * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
+ * or SD_EFAIL.  No library function returns SD_ECHECK, and only
+ * sd_format_write returns SD_EIO (a file that cannot be opened or read is
+ * SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
  */
 #ifndef SPECDEC_H
 #define SPECDEC_H
@@ -52,10 +72,11 @@
 
 /* The library's version string, "MAJOR.MINOR.PATCH" (the header's
  * SPECDEC_VERSION at build time; compare them to catch a mismatched
- * shared library). */
+ * shared library).  Static; never fails. */
 SD_API const char *sd_version(void);
 
-/* The version of GSL the library was built against, e.g. "2.7.1". */
+/* The version of GSL the library was built against, e.g. "2.7.1".
+ * Static; never fails. */
 SD_API const char *sd_gsl_version(void);
 
 #endif

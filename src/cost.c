@@ -24,7 +24,7 @@ double sd_cost_kv_per_token(const sd_model_spec *m)
  * experts the shared part and the expected distinct experts). */
 static double params_read(const sd_model_spec *m, double tokens)
 {
-    if (m->experts <= 1.0)
+    if (m->experts <= 1.0 || m->experts_active >= m->experts) /* dense, or every expert serves every token */
         return m->params_total;
     double share = m->experts_active / m->experts;
     double shared = (m->params_active - share * m->params_total) / (1.0 - share);
@@ -136,11 +136,29 @@ static sd_status read_rows(const char *path, const char *const *cols, size_t nco
     return SD_OK;
 }
 
+/* The largest value a preset column may hold: generous bounds under which
+ * every product the model forms stays finite (1e16 parameters, 1e9 TFLOP/s). */
+static double column_max(const char *col)
+{
+    static const struct {
+        const char *col;
+        double max;
+    } MAX[] = { { "params_total", 1e16 }, { "params_active", 1e16 }, { "bytes_per_param", 64 },
+                { "layers", 1e6 },        { "heads", 1e6 },          { "kv_heads", 1e6 },
+                { "head_dim", 1e6 },      { "kv_bytes", 64 },        { "experts", 1e6 },
+                { "experts_active", 1e6 }, { "tflops", 1e9 },        { "bandwidth_tbs", 1e6 },
+                { "memory_gb", 1e9 } };
+    for (size_t i = 0; i < sizeof MAX / sizeof MAX[0]; i++)
+        if (strcmp(MAX[i].col, col) == 0)
+            return MAX[i].max;
+    return 1e16;
+}
+
 static sd_status number(const char *path, const sd_tsv_row *r, const char *col, size_t j, double *out, sd_error *err)
 {
     char where[600];
     snprintf(where, sizeof where, "%s:%zu: %s", path, r->line, col);
-    const sd_domain dom = { where, 1e-300, INFINITY, 0 }; /* figures must be positive */
+    const sd_domain dom = { where, 1e-300, column_max(col), 0 }; /* figures must be positive and bounded */
     return sd_parse_number(r->field[j], &dom, out, err);
 }
 

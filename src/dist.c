@@ -106,7 +106,7 @@ double sd_dist_overlap(const double *p, const double *q, size_t n)
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
         s += p[i] < q[i] ? p[i] : q[i];
-    return s;
+    return s < 1.0 ? s : 1.0; /* a sum of n roundings may pass 1 (p = q): beta is a probability */
 }
 
 double sd_dist_tv(const double *p, const double *q, size_t n)

@@ -106,6 +106,7 @@ typedef struct {
     size_t nchunks;
     atomic_size_t next_chunk;
     atomic_size_t chunks_done;
+    atomic_int failed;   /* a worker failed: the others stop, progress stops waiting */
     double *chunk_beta; /* [nchunks] */
     double *acc_k;       /* per-context acceptance with k > 1 drafts */
 } shared_run;
@@ -323,7 +324,8 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
         burn.s = &w->burn;
         burn.positions = 0;
         for (uint64_t t0 = w->burn.tokens; w->burn.tokens - t0 < SD_BURN_IN_TOKENS;)
-            (void)iterate(cfg, &burn, &seq, r, step);
+            if (iterate(cfg, &burn, &seq, r, step) == 0) /* Algorithm 1 emits at least one token */
+                goto no_token;
         seq.len = 0;
     }
     w->stats.sequences++;
@@ -337,10 +339,16 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
             w->stats.sequences++;
         }
         size_t n = iterate(cfg, &rec, &seq, r, step);
+        if (n == 0)
+            goto no_token;
         w->stats.iterations++;
         w->stats.n_hist[n]++;
     }
     w->sh->chunk_beta[k] = rec.beta_sum;
+    return;
+no_token:
+    w->st = sd_fail(&w->err, SD_EFAIL, "engine: an iteration emitted no token (chunk %zu); the rule is broken", k);
+    atomic_store(&w->sh->failed, 1);
 }
 
 /* Chunk 0, run alone on the calling thread: its token count sets how many
@@ -367,9 +375,11 @@ static void *work(void *arg)
         w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
     else
         w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err);
-    for (;;) {
+    if (w->st != SD_OK)
+        atomic_store(&w->sh->failed, 1);
+    while (w->st == SD_OK && !atomic_load(&w->sh->failed)) { /* claim a chunk only when able to run it */
         size_t k = atomic_fetch_add(&w->sh->next_chunk, 1);
-        if (w->st != SD_OK || k >= w->sh->nchunks)
+        if (k >= w->sh->nchunks)
             break;
         run_chunk(w, k, r, &step);
         atomic_fetch_add(&w->sh->chunks_done, 1);
@@ -389,6 +399,23 @@ sd_engine_config sd_engine_defaults(void)
 {
     return (sd_engine_config){ .policy = SD_POLICY_FIXED, .gamma = 5, .tokens = 1000000, .seed = 20261129,
                                .threads = 1, .drafts = 1, .threshold = 0.5, .gamma_max = 32 };
+}
+
+/* a * b, saturating at SIZE_MAX. */
+static size_t mul_sat(size_t a, size_t b) { return a != 0 && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+static size_t add_sat(size_t a, size_t b) { return b > SIZE_MAX - a ? SIZE_MAX : a + b; }
+
+size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
+{
+    size_t nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
+    size_t g = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
+    /* per thread: two sets of counters (one counts the burn-in) of contexts x vocab,
+     * positions x vocab and the N histograms, plus the step's block workspace */
+    size_t counts = add_sat(mul_sat(2, mul_sat(nc, nv)), mul_sat(cfg->positions, nv));
+    size_t step = add_sat(mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)), mul_sat(g + 1, 64));
+    size_t per_thread = add_sat(mul_sat(add_sat(counts, 6 * (g + 2)), sizeof(uint64_t)), step);
+    size_t multi = cfg->drafts > 1 ? mul_sat(nc + nv, sizeof(double)) : 0;
+    return add_sat(mul_sat(nt, per_thread), multi);
 }
 
 static void workers_free(worker *ws, unsigned nt)
@@ -488,6 +515,7 @@ static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker
     sh->chunk_beta = &pilot_beta;
     atomic_init(&sh->next_chunk, 1);
     atomic_init(&sh->chunks_done, 1);
+    atomic_init(&sh->failed, 0);
     run_pilot(w0);
     sh->chunk_beta = NULL;
     sd_status st = worker_status(w0, 1, err);
@@ -513,7 +541,7 @@ static sd_status run_workers(const sd_engine_config *cfg, shared_run *sh, worker
     if (started == 0)
         return sd_fail(err, SD_EFAIL, "threads: cannot start an engine thread");
     /* Threads that could not start leave their chunks to the others. */
-    while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < sh->nchunks) {
+    while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < sh->nchunks && !atomic_load(&sh->failed)) {
         struct timespec pause = { 0, 100000000 };
         nanosleep(&pause, NULL);
         cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)sh->nchunks,
@@ -543,7 +571,7 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         double beta = 0.0;
         for (size_t k = 0; k < sh.nchunks; k++)
             beta += sh.chunk_beta[k];
-        out->alpha_hat = beta / (double)out->tokens;
+        out->alpha_hat = fmin(1.0, fmax(0.0, beta / (double)out->tokens)); /* a mean of beta in [0, 1], rounding aside */
         out->seconds = now_seconds() - t0;
     }
     workers_free(ws, nt);

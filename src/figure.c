@@ -457,14 +457,9 @@ static sd_status roofline_map(const sd_figure_input *in, const char *name, int v
     if (st != SD_OK)
         return st;
     const sd_hardware *h = NULL;
-    for (size_t k = 0; k < p.nhardware; k++)
-        if (strcmp(p.hardware[k].name, "h200") == 0)
-            h = &p.hardware[k];
     static const char *const cols[] = { "log2_batch", "log2_context", "improvement_opt", "gamma_opt", "fits" };
-    sd_table *tab = h ? sd_table_alloc(5, cols) : NULL;
-    if (h == NULL)
-        st = sd_fail(err, SD_EINVAL, "figure %s: the hardware presets lack h200", name);
-    else if (tab == NULL)
+    sd_table *tab = NULL;
+    if ((st = sd_presets_hardware(&p, "figure roofline-map", "h200", &h, err)) == SD_OK && (tab = sd_table_alloc(5, cols)) == NULL)
         st = no_memory(err);
     out->block[0] = tab, out->nblocks = 1;
     const sd_cost_params cp = sd_cost_defaults();

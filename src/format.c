@@ -57,6 +57,13 @@ const char *sd_format_cell(const sd_cell *c, int readable, char *buf, size_t siz
     return buf;
 }
 
+/* A cell's text without a copy for text cells (no length limit, UTF-8
+ * kept whole); numbers are formatted into buf. */
+static const char *cell_text(const sd_cell *c, int readable, char *buf, size_t size)
+{
+    return c->type == SD_CELL_TEXT ? c->v.s : sd_format_cell(c, readable, buf, size);
+}
+
 static int is_numeric(const sd_table *t, size_t col)
 {
     for (size_t i = 0; i < sd_table_nrows(t); i++)
@@ -83,7 +90,7 @@ static void write_text(const sd_table *t, FILE *out)
     for (size_t j = 0; j < nc; j++) {
         width[j] = strlen(sd_table_name(t, j));
         for (size_t i = 0; i < nr; i++) {
-            size_t w = strlen(sd_format_cell(sd_table_cell(t, i, j), 1, buf, sizeof buf));
+            size_t w = strlen(cell_text(sd_table_cell(t, i, j), 1, buf, sizeof buf));
             if (w > width[j])
                 width[j] = w;
         }
@@ -98,7 +105,7 @@ static void write_text(const sd_table *t, FILE *out)
             const sd_cell *c = sd_table_cell(t, i, j);
             int left = c->type == SD_CELL_TEXT;
             fprintf(out, "%s%*s", j ? "  " : "", left ? -(int)width[j] : (int)width[j],
-                    sd_format_cell(c, 1, buf, sizeof buf));
+                    cell_text(c, 1, buf, sizeof buf));
         }
         fputc('\n', out);
     }
@@ -137,7 +144,7 @@ static void write_delimited(const sd_table *t, char sep, FILE *out)
         for (size_t j = 0; j < sd_table_ncols(t); j++) {
             if (j)
                 fputc(sep, out);
-            write_field(sd_format_cell(sd_table_cell(t, i, j), 0, buf, sizeof buf), sep, out);
+            write_field(cell_text(sd_table_cell(t, i, j), 0, buf, sizeof buf), sep, out);
         }
         fputc('\n', out);
     }
@@ -175,7 +182,7 @@ static void write_json(const sd_table *t, FILE *out)
             else if (c->type == SD_CELL_REAL && isinf(c->v.r))
                 fputs("null", out);
             else
-                fputs(sd_format_cell(c, 0, buf, sizeof buf), out);
+                fputs(cell_text(c, 0, buf, sizeof buf), out);
         }
         fputs(i + 1 < nr ? "},\n" : "}\n", out);
     }
@@ -195,7 +202,7 @@ static void write_markdown(const sd_table *t, FILE *out)
     for (size_t i = 0; i < sd_table_nrows(t); i++) {
         for (size_t j = 0; j < nc; j++) {
             fputs("| ", out);
-            for (const char *s = sd_format_cell(sd_table_cell(t, i, j), 1, buf, sizeof buf); *s; s++) {
+            for (const char *s = cell_text(sd_table_cell(t, i, j), 1, buf, sizeof buf); *s; s++) {
                 if (*s == '|')
                     fputc('\\', out);
                 fputc(*s, out);

@@ -79,15 +79,33 @@ static sd_status parse_raw(const char *s, size_t len, const sd_domain *dom, doub
     return SD_OK;
 }
 
-static sd_status check_domain(double x, const sd_domain *dom, sd_error *err)
+/* x as the shortest decimal that reads back as x (so 0.7 stays 0.7 and
+ * 2.00000000001 is not shown as 2). */
+static const char *shortest(double x, char *buf, size_t size)
 {
-    char range[96];
+    for (int digits = 6; digits <= 17; digits++) {
+        snprintf(buf, size, "%.*g", digits, x);
+        if (strtod(buf, NULL) >= x && strtod(buf, NULL) <= x)
+            break;
+    }
+    return buf;
+}
+
+/* x against dom; the message shows text when given (the value as typed),
+ * else x in its shortest exact form (a grid point of a range). */
+static sd_status check_domain(double x, const char *text, size_t len, const sd_domain *dom, sd_error *err)
+{
+    char range[96], shown[64];
+    if (text == NULL) {
+        shortest(x, shown, sizeof shown);
+        text = shown, len = strlen(shown);
+    }
     if (!(x >= dom->min && x <= dom->max))
-        return sd_fail(err, SD_EINVAL, "%s: %.10g is outside %s", dom->name, x,
+        return sd_fail(err, SD_EINVAL, "%s: %.*s is outside %s", dom->name, (int)len, text,
                        sd_domain_describe(dom, range, sizeof range));
     if (dom->whole && floor(x) < x)
-        return sd_fail(err, SD_EINVAL, "%s: %.10g is not a whole number; expected %s", dom->name,
-                       x, sd_domain_describe(dom, range, sizeof range));
+        return sd_fail(err, SD_EINVAL, "%s: %.*s is not a whole number; expected %s", dom->name, (int)len, text,
+                       sd_domain_describe(dom, range, sizeof range));
     return SD_OK;
 }
 
@@ -96,7 +114,7 @@ sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, s
     double x;
     sd_status st = parse_raw(text, strlen(text), dom, &x, err);
     if (st == SD_OK)
-        st = check_domain(x, dom, err);
+        st = check_domain(x, text, strlen(text), dom, err);
     if (st == SD_OK)
         *out = x;
     return st;
@@ -127,7 +145,7 @@ static sd_status parse_item(const char *s, size_t len, const sd_domain *dom, sd_
         double x;
         sd_status st = parse_raw(s, len, dom, &x, err);
         if (st == SD_OK)
-            st = check_domain(x, dom, err);
+            st = check_domain(x, s, len, dom, err);
         return st == SD_OK ? push(l, cap, x, dom, err) : st;
     }
     size_t n1 = (size_t)(c1 - s);
@@ -154,10 +172,10 @@ static sd_status parse_item(const char *s, size_t len, const sd_domain *dom, sd_
     if (b < a)
         return sd_fail(err, SD_EINVAL, "%s: range '%.*s' descends; write start:stop with start <= stop",
                        dom->name, (int)len, s);
-    if ((st = check_domain(a, dom, err)) != SD_OK || (st = check_domain(b, dom, err)) != SD_OK)
+    if ((st = check_domain(a, s, n1, dom, err)) != SD_OK || (st = check_domain(b, rest, n2, dom, err)) != SD_OK)
         return st;
     if (dom->whole && floor(step) < step)
-        return sd_fail(err, SD_EINVAL, "%s: range step %.10g is not a whole number", dom->name, step);
+        return sd_fail(err, SD_EINVAL, "%s: range step %.*s is not a whole number", dom->name, (int)n3, step_s);
 
     double count = floor((b - a) / step + 1e-9) + 1.0;
     if (count > SD_LIST_MAX)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
 
@@ -176,6 +177,26 @@ static void to_rank_space(const double *w, size_t v, scratch *s, double *p, uint
     }
 }
 
+enum { BETA_TRIES = 64 };
+
+/* Beta(a, b) truncated to the reachable [lo, 1]: by rejection while that
+ * accepts (the usual case: lo is a vocabulary's smallest probability), else
+ * by inverting the upper tail, X = Qinv(u Q(lo)).  NaN when the tail above
+ * lo holds no mass a double can see (then no context can be calibrated). */
+static double truncated_beta(double a, double b, double lo, gsl_rng *r)
+{
+    for (int i = 0; i < BETA_TRIES; i++) {
+        double x = gsl_ran_beta(r, a, b);
+        if (x >= lo)
+            return x;
+    }
+    double tail = gsl_cdf_beta_Q(lo, a, b);
+    if (!(tail > 0.0))
+        return NAN;
+    double x = gsl_cdf_beta_Qinv(gsl_rng_uniform_pos(r) * tail, a, b);
+    return x >= lo && x <= 1.0 ? x : lo;
+}
+
 /* The acceptance asked of context c. */
 static double context_alpha(const sd_synth_config *cfg, size_t c, size_t nctx, gsl_rng *r, double p_min)
 {
@@ -187,11 +208,7 @@ static double context_alpha(const sd_synth_config *cfg, size_t c, size_t nctx, g
     case SD_REGIME_BETA:
         if (cfg->alpha <= 0.0 || cfg->alpha >= 1.0)
             return cfg->alpha;
-        for (;;) { /* Beta truncated to the reachable [p_min, 1] */
-            double a = gsl_ran_beta(r, cfg->alpha * cfg->concentration, (1.0 - cfg->alpha) * cfg->concentration);
-            if (a >= p_min)
-                return a;
-        }
+        return truncated_beta(cfg->alpha * cfg->concentration, (1.0 - cfg->alpha) * cfg->concentration, p_min, r);
     }
     return cfg->alpha;
 }
@@ -210,7 +227,14 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
     to_rank_space(s->b, v, s, p, token);
 
     if (cfg->calibrated) {
-        double a = context_alpha(cfg, ci, nctx, r, p[v - 1]);
+        double a = context_alpha(cfg, ci, nctx, r, 1.0 - (1.0 - p[v - 1])); /* reachable, as tested below */
+        if (isnan(a)) {
+            double p_min = p[v - 1];
+            free(p), free(q), free(token);
+            return sd_fail(err, SD_EINVAL, "concentration: Beta(%g, %g) has no mass above %.6g, the least "
+                           "acceptance this %s target reaches at vocab %zu", cfg->alpha * cfg->concentration,
+                           (1.0 - cfg->alpha) * cfg->concentration, p_min, sd_family_name(cfg->family), v);
+        }
         reference_draw(cfg, r, s, s->a);
         double tv = sd_dist_tv(p, s->a, v);
         if (1.0 - tv > a) { /* too close to p: use the point mass on p's least likely token */
@@ -405,6 +429,22 @@ size_t sd_model_contexts(const sd_model *m) { return m->ncontexts; }
 sd_family sd_model_family(const sd_model *m) { return m->family; }
 size_t sd_model_history(const sd_model *m) { return m->history; }
 size_t sd_model_bytes(const sd_model *m) { return m->bytes; }
+
+/* a * b, saturating at SIZE_MAX. */
+static size_t mul_sat(size_t a, size_t b) { return a != 0 && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
+
+size_t sd_synth_bytes(const sd_synth_config *cfg)
+{
+    size_t nctx = cfg->contexts ? cfg->contexts : sd_synth_default_contexts(cfg->vocab);
+    size_t nt = cfg->threads < 1 ? 1 : cfg->threads;
+    nt = nt > nctx ? nctx : nt;
+    /* each context: p, q and three CDF tables (n + 1 doubles each), the rank map */
+    size_t per_ctx = sizeof(sd_context) + mul_sat(cfg->vocab + 1, 5 * sizeof(double) + sizeof(uint32_t));
+    /* each building thread: two family draws, a sort index and a shuffle */
+    size_t per_thread = mul_sat(cfg->vocab, 2 * sizeof(double) + sizeof(size_t) + sizeof(uint32_t));
+    size_t bank = mul_sat(nctx, per_ctx), build = mul_sat(nt, per_thread);
+    return bank > SIZE_MAX - build ? SIZE_MAX : bank + build;
+}
 double sd_model_build_seconds(const sd_model *m) { return m->build_seconds; }
 const sd_context *sd_model_context(const sd_model *m, size_t i) { return &m->ctx[i]; }
 

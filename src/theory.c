@@ -293,37 +293,71 @@ sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optim
 
 double sd_theory_markov_mean_alpha(const sd_markov *m) { return 0.5 * (m->a_easy + m->a_hard); }
 
+typedef struct {
+    double m[2][2];
+} mat2;
+
+static mat2 mat2_mul(const mat2 *x, const mat2 *y)
+{
+    mat2 z;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            z.m[i][j] = x->m[i][0] * y->m[0][j] + x->m[i][1] * y->m[1][j];
+    return z;
+}
+
+static mat2 mat2_add(const mat2 *x, const mat2 *y)
+{
+    mat2 z;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            z.m[i][j] = x->m[i][j] + y->m[i][j];
+    return z;
+}
+
+/* M^n and the geometric sum G = I + M + ... + M^(n-1), by doubling:
+ * G_2k = G_k + M^k G_k, G_k+1 = I + M G_k.  O(log n) 2x2 products. */
+static void mat2_power_sum(const mat2 *m, double n, mat2 *power, mat2 *sum)
+{
+    const mat2 id = { { { 1, 0 }, { 0, 1 } } };
+    if (n < 1.0) {
+        *power = id, *sum = (mat2){ { { 0, 0 }, { 0, 0 } } };
+        return;
+    }
+    mat2 p, g;
+    mat2_power_sum(m, floor(n / 2), &p, &g);
+    mat2 pg = mat2_mul(&p, &g);
+    *sum = mat2_add(&g, &pg);      /* G_2k */
+    *power = mat2_mul(&p, &p);     /* M^2k */
+    if (fmod(n, 2.0) > 0.5) {      /* one more: G_2k+1 = I + M G_2k, M^2k+1 */
+        mat2 mg = mat2_mul(m, sum);
+        *sum = mat2_add(&id, &mg);
+        *power = mat2_mul(m, power);
+    }
+}
+
 double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma)
 {
-    if (!alpha_ok(m->a_easy) || !alpha_ok(m->a_hard) || !(m->stay >= 0.0 && m->stay < 1.0) || !nonneg_ok(gamma))
+    if (!alpha_ok(m->a_easy) || !alpha_ok(m->a_hard) || !(m->stay >= 0.0 && m->stay < 1.0) || !nonneg_ok(gamma) ||
+        floor(gamma) < gamma)
         return NAN;
-    const double a[2] = { m->a_easy, m->a_hard }, s = m->stay;
-    const double T[2][2] = { { s, 1.0 - s }, { 1.0 - s, s } };
-    double e[2], q[2][2]; /* E(N | start r0), next-start law given r0 */
-    for (int r0 = 0; r0 < 2; r0++) {
-        double w[2] = { r0 == 0, r0 == 1 };
-        e[r0] = 0.0;
-        q[r0][0] = q[r0][1] = 0.0;
-        for (double k = 0; k <= gamma; k += 1.0) {
-            e[r0] += w[0] + w[1]; /* P(N > k) */
-            if (k >= gamma) {     /* all accepted: the bonus token steps the chain */
-                for (int r = 0; r < 2; r++)
-                    q[r0][0] += w[r] * T[r][0], q[r0][1] += w[r] * T[r][1];
-                break;
-            }
-            double nw[2] = { 0.0, 0.0 };
-            for (int r = 0; r < 2; r++) {
-                /* rejected here: the resampled token steps the chain into the next start */
-                q[r0][0] += w[r] * (1.0 - a[r]) * T[r][0];
-                q[r0][1] += w[r] * (1.0 - a[r]) * T[r][1];
-                nw[0] += w[r] * a[r] * T[r][0];
-                nw[1] += w[r] * a[r] * T[r][1];
-            }
-            w[0] = nw[0], w[1] = nw[1];
-        }
-    }
-    double flow = q[0][1] + q[1][0]; /* stationary law of the 2-state start chain */
-    double v0 = flow > 0.0 ? q[1][0] / flow : 0.5;
+    const double s = m->stay;
+    const mat2 T = { { { s, 1.0 - s }, { 1.0 - s, s } } };
+    const mat2 D = { { { m->a_easy, 0 }, { 0, m->a_hard } } }, R = { { { 1.0 - m->a_easy, 0 }, { 0, 1.0 - m->a_hard } } };
+    /* w_k = e_r0 M^k, M = D T: P(drafts 1..k accepted, state r at position k + 1) */
+    const mat2 M = mat2_mul(&D, &T);
+    mat2 Mg, G, Mg1, G1;
+    mat2_power_sum(&M, gamma, &Mg, &G);        /* M^gamma, sum_{k < gamma} M^k */
+    mat2_power_sum(&M, gamma + 1, &Mg1, &G1);  /* sum_{k <= gamma} M^k */
+    /* E(N | r0) = sum_{k=0..gamma} |w_k| (P(N > k)); the next start: rejected at
+     * k < gamma (R T) or all accepted (the bonus token steps the chain: M^gamma T) */
+    mat2 RT = mat2_mul(&R, &T), GRT = mat2_mul(&G, &RT), MgT = mat2_mul(&Mg, &T);
+    mat2 Q = mat2_add(&GRT, &MgT);
+    double e[2];
+    for (int r0 = 0; r0 < 2; r0++)
+        e[r0] = G1.m[r0][0] + G1.m[r0][1];
+    double flow = Q.m[0][1] + Q.m[1][0]; /* stationary law of the 2-state start chain */
+    double v0 = flow > 0.0 ? Q.m[1][0] / flow : 0.5;
     return v0 * e[0] + (1.0 - v0) * e[1];
 }
 

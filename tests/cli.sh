@@ -40,6 +40,7 @@ printf '# a comment\nname\talpha\tcost\na\t0.5\t0.1\nb\t1.5\t0.1\n' > "$T/scen-b
 printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t0\t80\n' > "$T/hw-bad.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
+printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t1e300\t2\t80\n' > "$T/hw-huge.tsv"
 
 pass=0
 fail=0
@@ -148,6 +149,19 @@ if command -v gnuplot > /dev/null 2>&1; then
         echo "FAIL plot-png-size: exit $got, IHDR size bytes '$size' (want 1200 x 800), stderr '$(cat "$T/err")'"
     fi
 fi
+
+# A help text that cannot be written is an error with its reason, not a silent exit 1.
+for args in "--help" "speedup --help" "--version"; do
+    # shellcheck disable=SC2086
+    timeout "$CASE_TIMEOUT" "$SPECDEC" $args > /dev/full 2> "$T/err"
+    got=$?
+    if [ "$got" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q '^specdec: cannot write to standard output: ' "$T/err"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL $args > /dev/full: exit $got, stderr '$(cat "$T/err")'"
+    fi
+done
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -107,6 +107,27 @@ START_TEST(experts_make_verification_costlier)
 }
 END_TEST
 
+/* Issue 10: a mixture whose every expert serves every token is a dense model
+ * (a 0/0 in the expert share used to give c_effective 13.3 instead of 0.117). */
+START_TEST(all_experts_active_is_dense)
+{
+    sd_model_spec all = MOE;
+    all.experts_active = all.experts;
+    all.params_active = all.params_total;
+    sd_model_spec dense = all;
+    dense.experts = dense.experts_active = 1;
+    sd_cost_params cp = sd_cost_defaults();
+    for (double n = 1; n <= 16; n *= 2) {
+        int cb1, cb2;
+        ck_assert_double_eq(sd_cost_step_time(&all, &H100, &cp, 4, n, 1024, &cb1),
+                            sd_cost_step_time(&dense, &H100, &cp, 4, n, 1024, &cb2));
+        ck_assert_int_eq(cb1, cb2);
+    }
+    double t = sd_cost_step_time(&all, &H100, &cp, 1, 1, 1024, NULL);
+    ck_assert(isfinite(t) && t > 0);
+}
+END_TEST
+
 START_TEST(memory_fit)
 {
     sd_cost_params cp = sd_cost_defaults();
@@ -201,6 +222,11 @@ START_TEST(presets_and_bad_files)
     ck_assert_int_eq(sd_cost_load_models(path, &m, &n, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, ":2: active parameters or experts exceed the totals"));
     unlink(path);
+    /* a figure so large that products overflow is refused with its file and line */
+    path = write_temp("name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t1e300\t2\t80\n");
+    ck_assert_int_eq(sd_cost_load_hardware(path, &h, &n, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, ":2: tflops: 1e300 is outside [1e-300, 1000000000]"));
+    unlink(path);
 }
 END_TEST
 
@@ -212,6 +238,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, large_batch_is_compute_bound);
     tcase_add_test(tc, improvement_falls_with_batch);
     tcase_add_test(tc, experts_make_verification_costlier);
+    tcase_add_test(tc, all_experts_active_is_dense);
     tcase_add_test(tc, memory_fit);
     tcase_add_test(tc, breakeven_and_schedule);
     tcase_add_test(tc, presets_and_bad_files);

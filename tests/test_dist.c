@@ -7,6 +7,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "specdec/dist.h"
+#include "specdec/theory.h"
 #include "testutil.h"
 
 START_TEST(four_token_example)
@@ -46,6 +47,16 @@ START_TEST(dlk_is_one_minus_beta)
         ck_assert_double_eq(sd_dist_overlap(q, p, n), beta);         /* symmetric */
     }
     gsl_rng_free(r);
+    /* a distribution whose left-to-right sum rounds above 1: beta(p, p) is still at most 1
+     * (issue 10: simulate --p-file P --q-file P gave beta 1.0000000000000002 and NaN) */
+    const double over[] = { 0.1036265627122147, 0.20013725256866574, 0.10505795727319929, 0.18833747117394958,
+                            0.03928411868951342, 0.058798873930021804, 0.20142868102131328, 0.1033290826311224 };
+    double naive = 0.0;
+    for (int i = 0; i < 8; i++)
+        naive += over[i];
+    ck_assert(naive > 1.0); /* the premise: the rounding does pass 1 */
+    ck_assert_double_eq(sd_dist_overlap(over, over, 8), 1.0);
+    ck_assert_double_eq(sd_theory_expected_tokens(sd_dist_overlap(over, over, 8), 5), 6.0);
     const double a[] = { 0.5, 0.5, 0, 0 }, b[] = { 0, 0, 0.25, 0.75 }; /* disjoint: beta 0 */
     ck_assert_double_eq(sd_dist_overlap(a, b, 4), 0.0);
     ck_assert_double_eq(sd_dist_tv(a, b, 4), 1.0);

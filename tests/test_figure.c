@@ -374,7 +374,7 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     fclose(f);
     sd_error err;
     ck_assert_int_eq(sd_figure_compute(sd_figure_find("roofline-map"), &in, &d, &err), SD_EINVAL);
-    ck_assert_str_eq(err.msg, "figure roofline-map: the hardware presets lack h200");
+    ck_assert_str_eq(err.msg, "figure roofline-map: unknown hardware 'h200'; known: small");
     ck_assert_int_eq(sd_figure_compute(sd_figure_find("roofline-batch"), &in, &d, &err), SD_EINVAL);
     ck_assert_str_eq(err.msg, "figure roofline-batch: no accelerator holds llama-3.1-70b-fp8 and llama-3.2-1b");
     ck_assert_uint_eq(d.nblocks, 0);

@@ -282,6 +282,38 @@ START_TEST(noisy_and_regime_drafts)
 }
 END_TEST
 
+/* Issue 10: a Beta regime with no mass above the reachable acceptance hung
+ * (an unbounded rejection loop); a far-truncated one now draws by inverting
+ * the tail; the memory estimate matches the bank built. */
+START_TEST(truncated_beta_and_memory_estimate)
+{
+    sd_synth_config c = base_config(SD_FAMILY_ZIPF, 2, 0.01);
+    c.regime = SD_REGIME_BETA;
+    c.concentration = 1e6; /* Beta(1e4, 99e4): nothing above p_min = 0.26 */
+    sd_model *m = NULL;
+    sd_error err;
+    ck_assert_int_eq(sd_model_synth(&c, &m, &err), SD_EINVAL);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strncmp(err.msg, "concentration: ", 15) == 0, "%s", err.msg);
+    c.alpha = 0.2, c.concentration = 1000; /* mean 0.2, sd 0.013: 64 rejections fail, the inverse serves */
+    ck_assert_int_eq(sd_model_synth(&c, &m, &err), SD_OK);
+    for (size_t i = 0; i < sd_model_contexts(m); i++) {
+        const sd_context *x = sd_model_context(m, i);
+        ck_assert(x->target_alpha >= x->p[1] && x->target_alpha < 0.4);
+        ck_assert_double_eq_tol(x->beta, x->target_alpha, 1e-12);
+    }
+    sd_model_free(m);
+    sd_synth_config big = base_config(SD_FAMILY_ZIPF, 20000, 0.8);
+    big.contexts = 6;
+    ck_assert_int_eq(sd_model_synth(&big, &m, NULL), SD_OK);
+    double est = (double)sd_synth_bytes(&big), held = (double)sd_model_bytes(m);
+    ck_assert_msg(est >= held && est <= 1.5 * held, "estimate %g, bank %g", est, held);
+    sd_model_free(m);
+    big.vocab = 4194304, big.contexts = 65536; /* saturates instead of wrapping */
+    ck_assert(sd_synth_bytes(&big) > (size_t)1 << 40);
+}
+END_TEST
+
 START_TEST(huge_vocabulary)
 {
     sd_synth_config cfg = base_config(SD_FAMILY_ZIPF, 262144, 0.8);
@@ -332,6 +364,7 @@ Suite *synth_suite(void)
     tcase_add_test(tc, calibrated_drafts_hit_alpha);
     tcase_add_test(tc, bank_is_thread_independent_and_unreachable_alpha_fails);
     tcase_add_test(tc, noisy_and_regime_drafts);
+    tcase_add_test(tc, truncated_beta_and_memory_estimate);
     tcase_add_test(tc, huge_vocabulary);
     suite_add_tcase(s, tc);
     return s;

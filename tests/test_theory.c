@@ -425,6 +425,49 @@ START_TEST(markov_transfer_matrix)
 }
 END_TEST
 
+/* Reference for the doubling: the position-by-position recursion of the
+ * transfer matrices (w_{k+1} = w_k diag(a) T), O(gamma). */
+static double markov_stepwise(const sd_markov *m, int gamma)
+{
+    const double a[2] = { m->a_easy, m->a_hard }, s = m->stay;
+    const double T[2][2] = { { s, 1 - s }, { 1 - s, s } };
+    double e[2], q[2][2] = { { 0, 0 }, { 0, 0 } };
+    for (int r0 = 0; r0 < 2; r0++) {
+        double w[2] = { r0 == 0, r0 == 1 };
+        e[r0] = 0;
+        for (int k = 0; k <= gamma; k++) {
+            e[r0] += w[0] + w[1];
+            double nw[2] = { 0, 0 };
+            for (int r = 0; r < 2; r++)
+                for (int c = 0; c < 2; c++) {
+                    q[r0][c] += w[r] * (k == gamma ? 1.0 : 1.0 - a[r]) * T[r][c];
+                    nw[c] += w[r] * a[r] * T[r][c];
+                }
+            w[0] = nw[0], w[1] = nw[1];
+        }
+    }
+    double v0 = q[1][0] / (q[0][1] + q[1][0]);
+    return v0 * e[0] + (1 - v0) * e[1];
+}
+
+/* Issue 10: markov --gamma 1e9 took 20 s a row (an O(gamma) loop); now
+ * O(log gamma) by doubling, equal to the stepwise recursion. */
+START_TEST(markov_large_gamma)
+{
+    const sd_markov ms[] = { { 0.95, 0.3, 0.9 }, { 0.999, 0.1, 0.99 }, { 1.0, 0.5, 0.7 }, { 0.2, 0.8, 0.0 } };
+    for (int i = 0; i < 4; i++)
+        for (int g = 0; g <= 300; g += (g < 20 ? 1 : 37))
+            ck_assert_rel(sd_theory_markov_expected_tokens(&ms[i], g), markov_stepwise(&ms[i], g), 1e-12);
+    /* gamma -> inf: the stepwise sum has converged by 20000 positions at stay 0.9 */
+    ck_assert_rel(sd_theory_markov_expected_tokens(&ms[0], 1e9), markov_stepwise(&ms[0], 20000), 1e-12);
+    ck_assert_rel(sd_theory_markov_expected_tokens(&ms[0], 9007199254740992.0), markov_stepwise(&ms[0], 20000),
+                  1e-12);
+    ck_assert(isnan(sd_theory_markov_expected_tokens(&ms[0], 2.5))); /* not a draft length */
+    const sd_markov ones = { 1.0, 1.0, 0.5 }; /* never rejected: E(N) = gamma + 1 */
+    ck_assert_rel(sd_theory_markov_expected_tokens(&ones, 1e9), 1e9 + 1, 1e-12);
+}
+END_TEST
+
 START_TEST(metrics_round_trip)
 {
     for (double a = 0.0; a <= 1.0; a += 0.03125)
@@ -471,6 +514,7 @@ Suite *theory_suite(void)
     tcase_set_timeout(dep, 120);
     tcase_add_test(dep, acceptance_vectors);
     tcase_add_test(dep, markov_transfer_matrix);
+    tcase_add_test(dep, markov_large_gamma);
     tcase_add_test(dep, metrics_round_trip);
     suite_add_tcase(s, dep);
     return s;

@@ -58,19 +58,24 @@ typedef struct {
     double devices;           /* ideal tensor parallelism, >= 1 */
 } sd_cost_params;
 
-/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one device. */
+/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one device.  Never fails. */
 SD_API sd_cost_params sd_cost_defaults(void);
 
+/* The figures below take presets that loaded (all positive) and never
+ * fail; they check nothing, and other figures give inf or NaN.  batch and
+ * context count sequences and tokens. */
+
 /* Seconds for one forward pass of m over B sequences of n new tokens at
- * context S (see above); *compute_bound tells which roof limits it. */
+ * context S (see above); *compute_bound, when compute_bound is not NULL,
+ * is set to 1 when the compute roof limits it, else 0. */
 SD_API double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                          double n, double context, int *compute_bound);
 
-/* Bytes of K and V per token. */
+/* Bytes of K and V per token, 2 L H_kv d b_kv. */
 SD_API double sd_cost_kv_per_token(const sd_model_spec *m);
 
-/* Whether the weights of both models and their KV caches for B sequences
- * of S + gamma + 1 tokens fit in the devices' memory. */
+/* 1 when the weights of both models and their KV caches for B sequences
+ * of S + gamma + 1 tokens fit in the devices' memory (bytes), else 0. */
 SD_API int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
                  const sd_cost_params *cp, double batch, double context, double gamma);
 
@@ -103,18 +108,21 @@ typedef struct {
 
 /* Evaluates improvement(gamma) = E(N) / (gamma c_eff + verify_cost_ratio)
  * at one (batch, context) for each requested gamma and keeps the best in
- * *out.  Never fails for presets that loaded (all figures positive). */
+ * *out, every field of which it writes.  A gamma above nacc gets the E(N)
+ * of nacc drafts.  An alpha or acc entry outside [0, 1] makes E(N) NaN,
+ * which no gamma counts as beating plain decoding (gamma_opt 0). */
 SD_API void sd_cost_roofline(const sd_roofline_request *rq, double batch, double context, sd_roofline_point *out);
 
 /* The break-even batch at one context: the first of batches[0..nb-1]
  * (ascending) from which on no listed gamma beats plain decoding, so that
  * speculation should be switched off; NaN when it still helps at the last
- * listed batch. */
+ * listed batch, or when nb = 0. */
 SD_API double sd_cost_breakeven(const sd_roofline_request *rq, const double *batches, size_t nb, double context);
 
 /* A draft-length schedule at one context: consecutive batches sharing the
  * best gamma form one bucket [batch_from, batch_to] (gamma 0: do not
- * speculate).  out holds at least nb buckets; returns how many it wrote. */
+ * speculate).  out, the caller's, holds at least nb buckets; returns how
+ * many it wrote (0 for nb = 0). */
 typedef struct {
     double batch_from, batch_to, gamma;
 } sd_schedule_bucket;
@@ -126,14 +134,20 @@ SD_API size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batc
  * columns name, params_total, params_active, bytes_per_param, layers,
  * heads, kv_heads, head_dim, kv_bytes, experts, experts_active; hardware
  * with name, tflops, bandwidth_tbs, memory_gb.  Every figure must be
- * positive (experts_active <= experts); errors name the file and line.
- * The arrays are malloc'd; *n counts them. */
+ * positive (params_active <= params_total, experts_active <= experts).
+ * The hardware file's TFLOP/s, TB/s and GB are stored as FLOP/s, bytes/s
+ * and bytes.  *out is a malloc'd array of *n records (possibly 0) that the
+ * caller releases with free().  SD_EINVAL names the file (and line) when
+ * it cannot be opened or read, lacks a column, holds a bad figure or more
+ * than 100000 rows; SD_ENOMEM.  On failure *out and *n are untouched and
+ * nothing is held. */
 SD_API sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err);
 SD_API sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err);
 
 /* Both preset tables.  Each path, when NULL, is data file models.tsv or
  * hardware.tsv found by sd_data_find(data_dir, ...) (data.h).  Release with
- * sd_presets_free; on failure *out is untouched and nothing is held. */
+ * sd_presets_free.  SD_EINVAL from sd_data_find or the loaders, SD_ENOMEM;
+ * on failure *out is untouched and nothing is held. */
 typedef struct {
     sd_model_spec *models;
     size_t nmodels;
@@ -143,11 +157,14 @@ typedef struct {
 
 SD_API sd_status sd_presets_load(const char *data_dir, const char *models_path, const char *hardware_path,
                                  sd_presets *out, sd_error *err);
+/* Frees p's arrays and leaves *p empty. */
 SD_API void sd_presets_free(sd_presets *p);
 
-/* The preset called name, as a pointer into p.  SD_EINVAL when name is NULL
- * or unknown: the message starts with param (the caller's name for the
- * argument, e.g. "target") and lists the known names. */
+/* The preset called name, as a pointer into p (valid until
+ * sd_presets_free), into *out.  SD_EINVAL, the only failure, when name is
+ * NULL or unknown: the message starts with param (the caller's name for
+ * the argument, e.g. "target") and lists the known names.  On failure *out
+ * is untouched. */
 SD_API sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name,
                                   const sd_model_spec **out, sd_error *err);
 SD_API sd_status sd_presets_hardware(const sd_presets *p, const char *param, const char *name,

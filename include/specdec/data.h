@@ -24,15 +24,16 @@
 
 #include "specdec/status.h"
 
-/* Writes the path of data file name into path[0..size-1].  name is a plain
- * file name (no '/').  Returns SD_EINVAL when dir or $SPECDEC_DATA is not a
- * folder, or when no location holds name (the message lists where it
- * looked); SD_EINVAL also when the path does not fit in size.  On failure
- * path is the empty string. */
+/* Writes the path of data file name into path[0..size-1] (size in bytes,
+ * the caller's buffer).  dir may be NULL.  SD_EINVAL (the only failure)
+ * when name is NULL, empty or holds a '/', when size is 0, when dir or
+ * $SPECDEC_DATA is not a folder, or when no location holds name (the
+ * message lists where it looked); a path that does not fit in size counts
+ * as not found.  On failure path is the empty string (when size > 0). */
 SD_API sd_status sd_data_find(const char *dir, const char *name, char *path, size_t size, sd_error *err);
 
 /* The installed data folder compiled into the library, e.g.
- * "/usr/local/share/specdec" (a static string). */
+ * "/usr/local/share/specdec" (a static string; never fails). */
 SD_API const char *sd_data_installed_dir(void);
 
 #endif

@@ -23,19 +23,29 @@ typedef struct {
     char **labels; /* n labels, or NULL when the file had none */
 } sd_dist;
 
-/* Loads path into d.  SD_EINVAL names the file (and line) for a missing,
- * unreadable or malformed file. */
+/* Loads path into *d (p divided by its sum), which the caller releases
+ * with sd_dist_free.  SD_EINVAL names the file (and line) when it cannot be
+ * opened or read, is malformed or empty, has more than SD_VOCAB_MAX lines,
+ * or fails sd_dist_check; SD_ENOMEM.  On failure *d is untouched and
+ * nothing is held. */
 SD_API sd_status sd_dist_load(const char *path, sd_dist *d, sd_error *err);
 
-/* Checks that p[0..n-1] is a distribution as above (name is used in messages). */
+/* Checks that p[0..n-1] is a distribution as above, 1 <= n <= SD_VOCAB_MAX
+ * (name is used in messages).  SD_EINVAL, the only failure, says which
+ * entry or the sum is wrong.  Writes nothing else. */
 SD_API sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err);
 
+/* Frees d's arrays and leaves *d empty. */
 SD_API void sd_dist_free(sd_dist *d);
 
 /* Checks that p and q share a vocabulary: the same size and, when both have
- * labels, the same labels in the same order. */
+ * labels, the same labels in the same order.  SD_EINVAL, the only failure,
+ * names the first difference (with p_name and q_name). */
 SD_API sd_status sd_dist_compatible(const sd_dist *p, const sd_dist *q, const char *p_name,
                              const char *q_name, sd_error *err);
+
+/* The next two take distributions p, q over n tokens (not checked) and
+ * never fail. */
 
 /* beta = sum_x min(p(x), q(x)), eq. (1): the probability that speculative
  * sampling accepts x ~ q.  In [0, 1]; 1 iff p = q, 0 iff disjoint supports. */
@@ -58,17 +68,23 @@ typedef struct {
     double *c; /* n + 1 cumulative weights */
 } sd_cdf;
 
-/* Builds from n >= 1 finite weights >= 0 with a positive total. */
+/* Builds *cdf from w[0..n-1], n >= 1 finite weights >= 0 with a positive
+ * finite total (w is not kept); the caller releases it with sd_cdf_free.
+ * SD_EINVAL otherwise, SD_ENOMEM; on failure *cdf is empty (n 0, c NULL). */
 SD_API sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err);
+/* Frees cdf->c and leaves *cdf empty. */
 SD_API void sd_cdf_free(sd_cdf *cdf);
-/* An index drawn with probability w[i] / sum(w). */
+/* An index in [0, n) drawn with probability w[i] / sum(w) from one uniform
+ * of r; cdf must come from a successful sd_cdf_init.  Never fails. */
 SD_API size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r);
 
 /* Recursive rejection over k drafts from q (SpecInfer): r_1 = p, draft i is
  * accepted with probability min(1, r_i(x)/q(x)), r_{i+1} = norm(max(r_i - q,
  * 0)).  The probability that one of k drafts is accepted,
  * 1 - prod_{i=1..k} (1 - beta_i), beta_i = sum min(r_i, q); for k = 1 it is
- * beta (eq. 1).  work holds n doubles. */
+ * beta (eq. 1); 0 for k = 0.  p and q are distributions over n tokens (not
+ * checked); work is the caller's scratch of n doubles, overwritten.  Never
+ * fails. */
 SD_API double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work);
 
 #endif

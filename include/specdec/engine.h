@@ -1,6 +1,7 @@
 /* engine.h -- Monte Carlo: the real speculative decoding loop on a model.
  *
- * The engine runs the seed's Algorithm 1 for about `tokens` emitted tokens: gamma drafts from q autoregressively, the target's p at all
+ * The engine runs the seed's Algorithm 1 for about `tokens` emitted
+ * tokens: gamma drafts from q autoregressively, the target's p at all
  * gamma + 1 positions from one (counted) target call, then the chosen
  * verification rule.  Work is cut into chunks of SD_CHUNK_ITERATIONS
  * iterations (a fixed count, so that tokens per iteration is unbiased);
@@ -49,9 +50,10 @@
 
 typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
 
-/* "fixed", "oracle", "threshold", "heuristic": the policy's name (static). */
+/* "fixed", "oracle", "threshold", "heuristic": the policy's name (static;
+ * p must be an enum value, not checked). */
 SD_API const char *sd_engine_policy_name(sd_policy p);
-/* The names indexed by sd_policy, ending with NULL. */
+/* The names indexed by sd_policy, ending with NULL (static). */
 SD_API const char *const *sd_engine_policy_names(void);
 
 /* ---- one iteration: the seed's Algorithm 1, SpeculativeDecodingStep ------------ */
@@ -69,13 +71,19 @@ typedef struct {
     uint32_t last;          /* rank (in ctx[n]) of the resampled or bonus token */
 } sd_step;
 
+/* Sets up *w for up to gamma drafts over vocab tokens (at least the
+ * model's vocabulary); the caller releases its arrays with sd_step_free.
+ * SD_ENOMEM, the only failure; the arrays are then NULL. */
 SD_API sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err);
+/* Frees w's arrays and sets them to NULL. */
 SD_API void sd_step_free(sd_step *w);
 
 /* One iteration from prefix: gamma drafts from M_q autoregressively (fewer
  * under a threshold: `drafted`), the target's p at all drafted + 1
  * positions, then rule v.  The emitted tokens are ctx[i]->token[draft[i]]
- * for i < n, then ctx[n]->token[last]; returns N = n + 1. */
+ * for i < n, then ctx[n]->token[last]; returns N = n + 1.  w comes from
+ * sd_step_init with gamma and vocab at least those used here (w->gamma may
+ * be lowered between runs); the contexts belong to m.  Never fails. */
 SD_API size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
 
 typedef struct {
@@ -85,13 +93,14 @@ typedef struct {
     size_t gamma;        /* fixed policy: drafts per iteration, >= 1 */
     uint64_t tokens;     /* emit about this many (whole chunks), >= 1 */
     uint64_t seed;
-    unsigned threads;    /* >= 1 */
+    unsigned threads;    /* 1 .. 256 (0 counts as 1, more as 256) */
     size_t seq_tokens;   /* restart from the empty prefix after this many tokens; 0: once per chunk */
     size_t positions;    /* histogram the tokens at sequence positions 1..positions (<= SD_POSITIONS_MAX) */
-    /* Called now and then from the calling thread with the fraction done; may be NULL. */
+    /* Called about every 0.1 s from the calling thread with the fraction
+     * done, in [0, 1], and the seconds since the start; may be NULL. */
     void (*progress)(void *arg, double fraction, double seconds);
     void *progress_arg;
-    size_t drafts;       /* k drafts per position, recursive rejection (SpecInfer); 1 = one draft */
+    size_t drafts;       /* k <= 64 drafts per position, recursive rejection (SpecInfer); 0 or 1: one */
     double threshold;    /* threshold policy: least top draft probability to keep drafting */
     size_t gamma_max;    /* heuristic policy: the largest draft length */
 } sd_engine_config;
@@ -110,21 +119,32 @@ typedef struct {
     uint64_t *ctx_tokens;        /* [contexts]: tokens emitted at each context */
     uint64_t *out_counts;        /* [contexts * vocab]: emitted ranks per context */
     uint64_t *pos_counts;        /* [positions * vocab]: tokens at sequence positions 1.. */
-    double seconds;              /* wall time of the run */
+    double seconds;              /* wall time of the run, in seconds */
 } sd_engine_stats;
 
 /* The defaults: fixed policy, gamma 5, 10^6 tokens, seed 20261129, one
  * thread, one draft per position, threshold 0.5, gamma_max 32; model and
  * verifier NULL (the caller sets them: adjusted is sd_verify_find("adjusted")).
- * Name what you change with designated initializers or assignments. */
+ * Name what you change with designated initializers or assignments.
+ * Never fails. */
 SD_API sd_engine_config sd_engine_defaults(void);
 
 /* Runs cfg (see above) into *out, which the caller releases with
- * sd_engine_stats_free.  SD_EINVAL names the field of cfg that is out of
- * its domain (gamma, tokens, gamma_max, threshold, drafts, positions);
- * SD_ENOMEM when the statistics or a worker cannot be allocated.  On
- * failure *out holds nothing to free. */
+ * sd_engine_stats_free.  At least one chunk runs, so more than `tokens`
+ * tokens may be emitted.  SD_EINVAL names the field of cfg that is out of
+ * its domain (model, verifier, gamma, tokens, positions, gamma_max,
+ * threshold, drafts); SD_ENOMEM when the statistics or a worker cannot be
+ * allocated; SD_EFAIL when no engine thread can be started or an
+ * iteration emits no token (a broken rule).  On failure *out is untouched
+ * (it holds nothing to free). */
 SD_API sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err);
+
+/* The bytes sd_engine_run(cfg) allocates beyond the model when the model
+ * has vocab tokens and contexts contexts (each thread's counters of
+ * contexts x vocabulary, its workspace), before running and before the
+ * model exists: for a caller's memory limit.  cfg->model is not read.
+ * Saturates at SIZE_MAX; never fails. */
+SD_API size_t sd_engine_bytes(const sd_engine_config *cfg, size_t vocab, size_t contexts);
 
 /* ---- one position, many draws -------------------------------------------------- */
 
@@ -143,10 +163,13 @@ typedef struct {
 
 /* Fills counts[0..V-1] with how often each token id was emitted and
  * expect[0..V-1] with the probability the rule gives it (verify.h), both
- * indexed by token id (not rank), V = sd_model_vocab(model).  O(V) set-up,
- * O(log V) per draw.  SD_EINVAL names the field out of domain (verifier,
- * drafts, draws); SD_ENOMEM.  On failure the arrays are unspecified. */
+ * indexed by token id (not rank), V = sd_model_vocab(model); both are the
+ * caller's.  O(V) set-up, O(log V) per draw.  model must be set (not
+ * checked).  SD_EINVAL names the field out of domain (verifier, drafts,
+ * draws); SD_ENOMEM.  On failure counts and expect are untouched. */
 SD_API sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err);
+/* Frees the arrays of s (zeroed, or filled by sd_engine_run) and leaves it
+ * zeroed. */
 SD_API void sd_engine_stats_free(sd_engine_stats *s);
 
 /* The policies side by side on base's model and verifier, each run emitting
@@ -159,12 +182,19 @@ SD_API void sd_engine_stats_free(sd_engine_stats *s);
  * probability over the bank), the oracle -- and the theoretical ceiling 1/(1 -
  * alpha).  Columns: policy, parameter, tokens_per_iteration,
  * tokens_per_iteration_se, drafts_per_iteration, improvement (measured:
- * tokens / (target calls + c draft calls)).  *out is a new table the
- * caller frees; NULL on failure. */
+ * tokens / (target calls + c draft calls)).  Cost: gamma_max + nth + 2
+ * engine runs (nth = 3 when 0).  base->model and base->verifier must be set
+ * (not checked); cost c = T_Mq / T_Mp in [0, inf); gamma_max in
+ * [2, SD_ORACLE_MAX]; thresholds in [0, 1] (NULL allowed when nth = 0).
+ * *out is a new table the caller frees with sd_table_free.  SD_EINVAL
+ * (cost, or a field the engine rejects), SD_ENOMEM, SD_EFAIL (a GSL
+ * routine, an engine thread, or a NaN cell); on failure *out is NULL. */
 SD_API sd_status sd_engine_policies(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
                                    sd_table **out, sd_error *err);
 
-/* Mean tokens per iteration and its standard error (from the N histogram). */
+/* Mean tokens per iteration and its standard error (from the N histogram)
+ * of s from sd_engine_run.  Never fail: the mean is NaN without
+ * iterations, the standard error +inf with fewer than 2. */
 SD_API double sd_engine_mean_n(const sd_engine_stats *s);
 SD_API double sd_engine_mean_n_se(const sd_engine_stats *s);
 
@@ -172,11 +202,17 @@ SD_API double sd_engine_mean_n_se(const sd_engine_stats *s);
  * (verify.h), given the contexts they were emitted at.  Pearson's statistic
  * over (context, rank) cells, cells expecting fewer than 5 pooled per
  * context; under losslessness it is chi-square with dof degrees.  tv is the
- * total variation between the pooled emitted and expected token frequencies. */
+ * total variation between the pooled emitted and expected token frequencies.
+ * pvalue is 0 for an infinite statistic (a token p forbids was emitted) and
+ * 1 when dof = 0. */
 typedef struct {
     double statistic, dof, pvalue, tv;
 } sd_gof;
 
+/* The fit of s, from sd_engine_run on model m (vocab and contexts must
+ * match; not checked), against what rule v must emit, into *out.  tv is NaN
+ * when s emitted no tokens.  SD_ENOMEM, the only failure; *out is then
+ * untouched. */
 SD_API sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
                                sd_gof *out, sd_error *err);
 

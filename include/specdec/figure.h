@@ -91,7 +91,7 @@ typedef struct {
 
 typedef struct {
     sd_list alpha, cost, gamma, mu; /* alpha in [0, 1]; cost, mu >= 0; gamma as above */
-    uint64_t tokens;      /* Monte Carlo figures: emitted tokens per engine run, >= 1 */
+    uint64_t tokens;      /* Monte Carlo figures: about this many emitted tokens per engine run, >= 1 */
     uint64_t seed;        /* Monte Carlo figures */
     unsigned threads;     /* Monte Carlo figures: >= 1; the results do not depend on it */
     const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are
@@ -110,32 +110,37 @@ typedef struct {
 } sd_figure_data;
 
 /* The i-th figure of the table, i = 0, 1, ...; NULL past the last.  Its id
- * is i. */
+ * is i.  The descriptions are static. */
 SD_API const sd_figure_kind *sd_figure_at(size_t i);
 
-/* The figure called name, or NULL (also for name NULL). */
+/* The figure called name (static), or NULL (also for name NULL). */
 SD_API const sd_figure_kind *sd_figure_find(const char *name);
 
-/* "improvement-vs-gamma, ..." in table order, for messages (static). */
+/* "improvement-vs-gamma, ..." in table order, for messages: a per-thread
+ * buffer that the next call in the same thread overwrites. */
 SD_API const char *sd_figure_names(void);
 
 /* Computes figure k's data from in into *out, which the caller releases
- * with sd_figure_data_free.  k must come from sd_figure_at or
- * sd_figure_find.  Lists k does not use, and tokens, seed and threads for
- * a figure that is not Monte Carlo, are ignored.
+ * with sd_figure_data_free (the blocks belong to *out; target and draft
+ * are static).  k must come from sd_figure_at or sd_figure_find.  Lists k
+ * does not use, and tokens, seed and threads for a figure that is not
+ * Monte Carlo, are ignored; in is not modified.
  *
- * SD_EINVAL when k is NULL or not a figure; when an input is outside its
- * domain above, or a figure that needs one value gets several ("alpha:
- * give one value for figure n-distribution"), or a curves figure would
- * draw more than SD_FIGURE_CURVES_MAX curves; when the presets lack the
- * roofline pair (or h200).  Messages start with the parameter's name and a
- * colon where one parameter is at fault.  SD_EIO/SD_EINVAL from loading
- * the presets (cost.h); SD_ENOMEM; whatever the engine returns for a Monte
- * Carlo figure.  On failure *out holds nothing (no blocks, nblocks 0). */
+ * SD_EINVAL when k is NULL or not a figure, or in or out is NULL; when an
+ * input is outside its domain above, or a figure that needs one value gets
+ * several ("alpha: give one value for figure n-distribution"), or a curves
+ * figure would draw more than SD_FIGURE_CURVES_MAX curves; when the presets
+ * lack the roofline pair (or h200), or no accelerator holds the pair.
+ * Messages start with the parameter's name and a colon where one parameter
+ * is at fault.  SD_EINVAL/SD_ENOMEM from loading the presets (cost.h);
+ * SD_ENOMEM; SD_EFAIL when a GSL routine fails; whatever the synthetic
+ * model and the engine return for a Monte Carlo figure.  On failure *out
+ * (when not NULL) holds nothing: no blocks, nblocks 0. */
 SD_API sd_status sd_figure_compute(const sd_figure_kind *k, const sd_figure_input *in, sd_figure_data *out,
                                    sd_error *err);
 
-/* Frees the blocks of d and leaves it empty; d may be NULL. */
+/* Frees the blocks of d (from sd_figure_compute, or zeroed) and leaves it
+ * empty; d may be NULL. */
 SD_API void sd_figure_data_free(sd_figure_data *d);
 
 #endif

@@ -18,16 +18,22 @@
 
 typedef enum { SD_FORMAT_TEXT, SD_FORMAT_TSV, SD_FORMAT_CSV, SD_FORMAT_JSON, SD_FORMAT_MARKDOWN } sd_format;
 
-/* "text", "tsv", "csv", "json" or "markdown"; SD_EINVAL names the valid ones. */
+/* The format called name ("text", "tsv", "csv", "json" or "markdown") into
+ * *out.  SD_EINVAL for any other name (the message lists the valid ones);
+ * on failure *out is untouched. */
 SD_API sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err);
 
-/* The names above, comma-separated, for help texts. */
+/* The names above, comma-separated, for help texts: a per-thread buffer
+ * that the next call in the same thread overwrites.  Never fails. */
 SD_API const char *sd_format_names(void);
 
-/* Writes t to out; SD_EIO if the stream reports an error. */
+/* Writes t to out in format fmt and flushes out.  SD_EIO when the stream
+ * reports an error; the output may then be partly written. */
 SD_API sd_status sd_format_write(const sd_table *t, sd_format fmt, FILE *out, sd_error *err);
 
-/* A cell as the given format prints it (readable = text/markdown rounding). */
+/* Cell c as the formats print it (readable = 1: text/markdown rounding;
+ * 0: full precision; text verbatim) into buf[0..size-1], truncated to
+ * size - 1 bytes (size >= 1).  Returns buf; never fails. */
 SD_API const char *sd_format_cell(const sd_cell *c, int readable, char *buf, size_t size);
 
 #endif

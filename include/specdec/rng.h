@@ -21,13 +21,17 @@
 
 #include "specdec/status.h"
 
-/* The generator type: MT19937 with 53-bit doubles. */
+/* The generator type: MT19937 with 53-bit doubles (static; set up once,
+ * thread-safe).  Never fails. */
 SD_API const gsl_rng_type *sd_rng_type(void);
 
-/* A generator for (seed, stream); NULL if out of memory.  gsl_rng_free it. */
+/* A new generator of sd_rng_type() for (seed, stream); the caller frees it
+ * with gsl_rng_free.  NULL if out of memory (after GSL's error handler,
+ * which aborts unless turned off: see specdec.h). */
 SD_API gsl_rng *sd_rng_stream(uint64_t seed, uint64_t stream);
 
-/* Re-seeds r for (seed, stream). */
+/* Re-seeds r for (seed, stream): the same stream as sd_rng_stream when r
+ * is of sd_rng_type().  Never fails. */
 SD_API void sd_rng_reseed(gsl_rng *r, uint64_t seed, uint64_t stream);
 
 #endif

@@ -24,18 +24,21 @@
 typedef enum {
     SD_OK = 0,
     SD_EINVAL, /* invalid usage or input: the caller can fix it        */
-    SD_EIO,    /* a file or program could not be read, written or run */
+    SD_EIO,    /* a file or program could not be read, written or run
+                * (from the library: only sd_format_write's output)     */
     SD_ENOMEM, /* an allocation failed                                 */
     SD_EFAIL,  /* any other failure (a numerical routine did not converge) */
-    SD_ECHECK  /* the run completed and its report is valid, but a check in it failed */
+    SD_ECHECK  /* the run completed and its report is valid, but a check in it
+                * failed (set by programs; no library function returns it) */
 } sd_status;
 
 typedef struct {
     char msg[512];
 } sd_error;
 
-/* Writes a printf-style message into err (when err is non-NULL) and returns
- * status, so that a failing function can `return sd_fail(err, SD_EINVAL, ...)`. */
+/* Writes a printf-style message into err->msg (when err is non-NULL;
+ * truncated to 511 bytes, always terminated) and returns status, so that a
+ * failing function can `return sd_fail(err, SD_EINVAL, ...)`.  Never fails. */
 SD_API sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

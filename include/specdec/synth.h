@@ -90,40 +90,66 @@ typedef struct {
 } sd_prefix;
 
 /* The bank size used when the config leaves it 0: about 2^21 token slots,
- * between 2 and 64 contexts. */
+ * between 2 and 64 contexts (vocab 0 counts as 1).  Never fails. */
 SD_API size_t sd_synth_default_contexts(size_t vocab);
 
 /* The defaults: zipf (s 1.5), V = 1000, calibrated draft at alpha 0.8,
  * constant regime (beta: concentration 20; markov: 0.95 / 0.3, stay 0.9),
  * kappa 0.5, temperature 1, history 2, the default bank size, seed
- * 20261129, one thread.  Change fields by name. */
+ * 20261129, one thread.  Change fields by name.  Never fails. */
 SD_API sd_synth_config sd_synth_defaults(void);
 
-/* Builds a synthetic model into *out (the caller frees it with
- * sd_model_free).  SD_EINVAL names the field of cfg out of its domain;
- * SD_ENOMEM.  On failure *out is NULL. */
+/* Builds a synthetic model into *out, which the caller frees with
+ * sd_model_free; the bank is the same for any cfg->threads (0 counts as 1).
+ * SD_EINVAL, naming the field, when vocab is outside [1, SD_VOCAB_MAX],
+ * family is SD_FAMILY_FILE, history exceeds SD_HISTORY_MAX, the markov
+ * regime has fewer than 2 contexts, a non-constant regime has an
+ * uncalibrated draft, or a context's acceptance lies below the least its
+ * target reaches (beta regime: naming concentration, when the Beta law has
+ * no mass there); SD_ENOMEM.  The other numeric fields are not checked:
+ * keep them in the domains above.  On failure *out is untouched and
+ * nothing is held. */
 SD_API sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err);
 
-/* A context-free model: every prefix gets p and q (copied; must be valid
- * distributions over n tokens). */
+/* A context-free model into *out, which the caller frees with
+ * sd_model_free: every prefix gets p and q (copied into p's rank space).
+ * SD_EINVAL, naming p or q, when either fails sd_dist_check over n tokens;
+ * SD_ENOMEM.  On failure *out is untouched and nothing is held. */
 SD_API sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err);
 
+/* Frees m and its bank; m may be NULL. */
 SD_API void sd_model_free(sd_model *m);
 
+/* Accessors; they never fail.  sd_model_bytes is the memory the bank holds,
+ * approximately, in bytes; sd_model_build_seconds the wall time that
+ * sd_model_synth took, in seconds (0 for sd_model_pair, whose history is 0
+ * and family SD_FAMILY_FILE).  sd_model_context: i < sd_model_contexts(m),
+ * not checked; the context belongs to m. */
 SD_API size_t sd_model_vocab(const sd_model *m);
 SD_API size_t sd_model_contexts(const sd_model *m);
 SD_API sd_family sd_model_family(const sd_model *m);
 SD_API size_t sd_model_history(const sd_model *m);
-SD_API size_t sd_model_bytes(const sd_model *m);     /* memory held by the bank */
+SD_API size_t sd_model_bytes(const sd_model *m);
+
+/* The bytes sd_model_synth(cfg) will hold and use while building (the bank
+ * and the building threads' scratch), before building it: for a caller's
+ * memory limit.  Saturates at SIZE_MAX; never fails. */
+SD_API size_t sd_synth_bytes(const sd_synth_config *cfg);
+
+/* More accessors of m (see above). */
 SD_API double sd_model_build_seconds(const sd_model *m);
 SD_API const sd_context *sd_model_context(const sd_model *m, size_t i);
 
+/* Prefix states; these never fail.  sd_model_start sets *s to the empty
+ * prefix; sd_model_advance appends token (a token id, not a rank). */
 SD_API void sd_model_start(const sd_model *m, sd_prefix *s);
 SD_API void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token);
-/* The context of the prefix in s: the callback M(prefix). */
+/* The context of the prefix in s: the callback M(prefix).  Never NULL;
+ * it belongs to m. */
 SD_API const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s);
 
-/* The names of the families and regimes ("zipf", ...; "constant", ...), static. */
+/* The names of the families and regimes ("zipf", ...; "constant", ...),
+ * static; f and r must be enum values (not checked). */
 SD_API const char *sd_family_name(sd_family f);
 SD_API const char *sd_regime_name(sd_regime r);
 /* The whole tables, indexed by the enums and ending with NULL: the one

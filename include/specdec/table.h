@@ -30,25 +30,34 @@ static inline sd_cell sd_int(long long i) { sd_cell c = { SD_CELL_INT, { .i = i 
 static inline sd_cell sd_real(double r) { sd_cell c = { SD_CELL_REAL, { .r = r } }; return c; }
 static inline sd_cell sd_text(const char *s) { sd_cell c = { SD_CELL_TEXT, { .s = s } }; return c; }
 
-/* A table with ncols columns named names[0..ncols-1] (copied). NULL on ENOMEM. */
+/* A new empty table with ncols columns named names[0..ncols-1] (the strings
+ * are copied).  The caller owns it and frees it with sd_table_free; NULL if
+ * out of memory. */
 SD_API sd_table *sd_table_alloc(size_t ncols, const char *const *names);
+/* Frees t and every string it holds; t may be NULL. */
 SD_API void sd_table_free(sd_table *t);
 
-/* Appends a row of ncols cells; text is copied.  A NaN cell is refused with
- * SD_EFAIL (naming the column): NaN never reaches an output. */
+/* Appends row[0..ncols-1]; text is copied (v.s must not be NULL).  SD_EFAIL
+ * for a NaN cell (naming the column: NaN never reaches an output),
+ * SD_ENOMEM.  On failure t is unchanged. */
 SD_API sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err);
 
-/* Appends a note line (printf-style). */
+/* Appends a note line (printf-style, truncated to 1023 bytes).  SD_ENOMEM;
+ * on failure t is unchanged. */
 SD_API sd_status sd_table_note(sd_table *t, sd_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Accessors; they never fail and do not check bounds (col < ncols,
+ * row < nrows, i < nnotes).  Returned strings belong to t and live until
+ * sd_table_free; a cell pointer lives only until the next sd_table_add
+ * (the rows may move), though its text stays valid. */
 SD_API size_t sd_table_ncols(const sd_table *t);
 SD_API size_t sd_table_nrows(const sd_table *t);
 SD_API size_t sd_table_nnotes(const sd_table *t);
 SD_API const char *sd_table_name(const sd_table *t, size_t col);
 SD_API const sd_cell *sd_table_cell(const sd_table *t, size_t row, size_t col);
 SD_API const char *sd_table_note_at(const sd_table *t, size_t i);
-/* Column index by name, or (size_t)-1. */
+/* Column index by name, or (size_t)-1 when there is none. */
 SD_API size_t sd_table_find(const sd_table *t, const char *name);
 
 #endif

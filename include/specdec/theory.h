@@ -8,10 +8,12 @@
  * N is the number of tokens one iteration emits (accepted drafts plus the
  * resampled or bonus token), so 1 <= N <= gamma + 1.
  *
- * Functions taking real arguments return NaN outside their domain; callers
- * (the CLI) validate first.  gamma is a double so that gamma up to 2^53 is
- * exact; fractional gamma gives the analytic continuation of eq. (4), which
- * the continuous optimum uses.
+ * Every quantity is a pure number: c and mu are ratios, E(N) and N count
+ * tokens per iteration.  The functions returning a double never fail: they
+ * return NaN outside their domain (callers such as the CLI validate
+ * first).  gamma is a double so that gamma up to 2^53 is exact; fractional
+ * gamma gives the analytic continuation of eq. (4), which the continuous
+ * optimum uses.
  */
 #ifndef SPECDEC_THEORY_H
 #define SPECDEC_THEORY_H
@@ -28,14 +30,17 @@
 SD_API double sd_theory_expected_tokens(double alpha, double gamma);
 
 /* P(N = n), eqs. (2) and (3): alpha^(n-1) (1 - alpha) for n = 1..gamma and
- * alpha^gamma for n = gamma + 1; 0 for any other whole n.  0^0 = 1. */
+ * alpha^gamma for n = gamma + 1; 0 for any other finite n, whole or not
+ * (NaN for infinite n).  0^0 = 1. */
 SD_API double sd_theory_pmf(double alpha, double gamma, double n);
 
 /* P(N >= n) = alpha^(n-1) for n = 1..gamma+1 (the derivation of eq. 4);
- * 1 for n <= 1, 0 for n > gamma + 1. */
+ * 1 for n <= 1, 0 for n > gamma + 1, alpha^(ceil(n)-1) between (NaN for
+ * infinite n). */
 SD_API double sd_theory_survival(double alpha, double gamma, double n);
 
-/* The relative iteration cost 1 + gamma c, eq. (9) divided by T. */
+/* The relative iteration cost 1 + gamma c, eq. (9) divided by T: in units
+ * of one target step. */
 SD_API double sd_theory_cost_factor(double gamma, double cost);
 
 /* Wall-time improvement f(gamma) = E(N) / (1 + gamma c), eq. (10).
@@ -47,7 +52,8 @@ SD_API double sd_theory_improvement(double alpha, double gamma, double cost);
  * tokens >= 1; NaN outside the domain. */
 SD_API double sd_theory_improvement_at(double tokens, double gamma, double cost);
 
-/* Eq. (11) at a given E(N) = tokens: (gamma mu + gamma + 1) / tokens. */
+/* Eq. (11) at a given E(N) = tokens: (gamma mu + gamma + 1) / tokens.
+ * tokens >= 1; NaN outside the domain. */
 SD_API double sd_theory_flop_factor_at(double tokens, double gamma, double mu);
 
 /* FLOP factor (gamma mu + gamma + 1) / E(N), eq. (11): arithmetic per
@@ -79,21 +85,25 @@ typedef struct {
  *     gamma* = ln(v) / (-ln alpha) - 1,   v - ln v = 1 + d,
  *     d = (-ln alpha)(1 - c)/c,           v = -W_{-1}(-e^{-(1+d)}),
  * f is quasi-concave in gamma, so the whole optimum is floor or ceil of
- * gamma*.  Returns SD_EINVAL outside the domain, SD_EFAIL if a GSL routine
- * fails. */
+ * gamma*.  SD_EINVAL when alpha or cost is outside its domain (*opt is then
+ * untouched); SD_EFAIL when a GSL routine fails and SD_ENOMEM when its
+ * solver cannot be allocated (*opt is then unspecified). */
 SD_API sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err);
 
 /* ---- beyond i.i.d. acceptance ------------------------------------------------ */
 
 /* E(N) for any pattern of dependence: 1 + sum_{k=1..gamma} prod_{i<=k} a_i,
- * where a_i in [0, 1] is the acceptance of draft i given drafts 1..i-1
- * were accepted (the derivation of eq. 4 without the i.i.d. step).  With
- * every a_i = alpha it is eq. (4). */
+ * where a_i = a[i-1] in [0, 1] is the acceptance of draft i given drafts
+ * 1..i-1 were accepted (the derivation of eq. 4 without the i.i.d. step).
+ * With every a_i = alpha it is eq. (4).  NaN when an a_i is outside
+ * [0, 1]. */
 SD_API double sd_theory_expected_tokens_vec(const double *a, size_t gamma);
 
 /* The best gamma in 0..n for the vector a[0..n-1] at cost c: the largest
  * E(N)/(1 + gamma c), by a scan (O(n)); 0 when no gamma gives f > 1.
- * gamma_continuous and ceiling are not defined for vectors (NaN). */
+ * gamma_continuous and ceiling are not defined for vectors (NaN).
+ * SD_EINVAL when cost is outside [0, inf) (*opt untouched) or an a_i is
+ * outside [0, 1] (*opt unspecified: the scan so far). */
 SD_API sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err);
 
 /* The engine's two-state Markov acceptance (synth.h): each position is
@@ -103,13 +113,15 @@ SD_API sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, s
  * at position k+1), w_{k+1} = w_k diag(a) T, P(N > k) = |w_k|; the state at
  * an iteration's start follows the chain Q[r0][.] = P(next start | r0),
  * whose stationary law weighs E(N | r0).  That is the long-run tokens per
- * iteration the engine measures.  Domain: a in [0, 1], stay in [0, 1). */
+ * iteration the engine measures.  Domain: a in [0, 1], stay in [0, 1),
+ * gamma whole; NaN outside the domain. */
 typedef struct {
     double a_easy, a_hard, stay;
 } sd_markov;
 
 SD_API double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma);
-/* The stationary mean acceptance per position, (a_easy + a_hard) / 2. */
+/* The stationary mean acceptance per position, (a_easy + a_hard) / 2 (the
+ * chain is symmetric).  Never fails; m's domain is not checked. */
 SD_API double sd_theory_markov_mean_alpha(const sd_markov *m);
 
 /* ---- engine metrics ----------------------------------------------------------- */
@@ -122,7 +134,9 @@ SD_API double sd_theory_markov_mean_alpha(const sd_markov *m);
  *   mean_acceptance_length  E(N), the bonus token included (vLLM V1's
  *                           "mean acceptance length")
  *   system_efficiency       E(N) / (gamma + 1) (vLLM V0's "system efficiency")
- * The per-position rate at position i is sd_theory_survival(alpha, gamma, i + 1). */
+ * The per-position rate at position i is sd_theory_survival(alpha, gamma, i + 1).
+ * Never fails: a field is NaN where eq. (4) is (alpha or gamma outside its
+ * domain), and acceptance_rate is NaN at gamma = 0. */
 typedef struct {
     double acceptance_rate, mean_acceptance_length, system_efficiency;
 } sd_metrics;
@@ -130,9 +144,14 @@ typedef struct {
 SD_API sd_metrics sd_theory_metrics(double alpha, double gamma);
 
 /* The alpha in [0, 1] whose E(N) (eq. 4) at gamma is mean_length, by GSL's
- * Brent solver; SD_EINVAL when mean_length is outside [1, gamma + 1]. */
+ * Brent solver, into *alpha.  SD_EINVAL when gamma is outside [1, inf) or
+ * mean_length outside [1, gamma + 1]; SD_ENOMEM when the solver cannot be
+ * allocated (*alpha untouched on both); SD_EFAIL when it does not converge
+ * (*alpha then holds its last iterate). */
 SD_API sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err);
-/* The alpha whose acceptance rate (E(N) - 1) / gamma is rate, rate in [0, 1]. */
+/* The alpha whose acceptance rate (E(N) - 1) / gamma is rate, rate in
+ * [0, 1]: sd_theory_alpha_from_length at 1 + rate gamma, with its statuses
+ * and outputs. */
 SD_API sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err);
 
 #endif

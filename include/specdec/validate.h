@@ -26,19 +26,22 @@
 typedef struct {
     int quick;            /* 1: sized to run in seconds (make check); 0: 10x the samples */
     uint64_t seed;
-    unsigned threads;     /* >= 1; the results do not depend on it */
+    unsigned threads;     /* >= 1 (0 counts as 1); the results do not depend on it */
     const unsigned *only; /* run only the checks covering these row numbers; NULL/0: all */
     size_t nonly;
 } sd_validate_config;
 
-/* The defaults: the full size, seed 20261129, two threads, every check. */
+/* The defaults: the full size, seed 20261129, two threads, every check.
+ * Never fails. */
 SD_API sd_validate_config sd_validate_defaults(void);
 
-/* Runs the selected checks into a new table *out (the caller frees it);
- * *passed is 1 iff every check passed and every negative control was
- * caught.  SD_OK unless something other than a check failed: SD_EINVAL for
- * a number in only that no check covers, SD_ENOMEM.  On failure *out is
- * untouched.  The checks need no data files: their fixtures are compiled in. */
+/* Runs the selected checks into a new table *out, which the caller frees
+ * with sd_table_free; *passed is 1 iff every check passed and every
+ * negative control was caught.  SD_OK unless something other than a check
+ * failed (a failed check is SD_OK with *passed 0): SD_EINVAL for a number
+ * in only that no check covers, SD_ENOMEM, SD_EFAIL when a GSL routine or
+ * an engine thread fails.  On failure *out and *passed are untouched.  The
+ * checks need no data files: their fixtures are compiled in. */
 SD_API sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *passed, sd_error *err);
 
 /* A check: it adds the rows numbered first..last ("4. ...", ..., "7. ..."). */
@@ -47,7 +50,7 @@ typedef struct {
     const char *name, *summary;
 } sd_validate_check;
 
-/* The i-th check of the table, i = 0, 1, ...; NULL past the last. */
+/* The i-th check of the table (static), i = 0, 1, ...; NULL past the last. */
 SD_API const sd_validate_check *sd_validate_check_at(size_t i);
 
 #endif

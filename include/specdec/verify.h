@@ -42,11 +42,15 @@
 /* A rule: opaque; look it up by name. */
 typedef struct sd_verifier sd_verifier;
 
-/* The rule named name, or NULL when there is none. */
+/* Rules are static: never freed.  None of the functions below fails. */
+
+/* The rule named name (not NULL), or NULL when there is none. */
 SD_API const sd_verifier *sd_verify_find(const char *name);
 /* The i-th rule of the table, i = 0, 1, ...; NULL past the last. */
 SD_API const sd_verifier *sd_verify_at(size_t i);
-/* "adjusted, target, greedy, block": the table's names, for messages and help. */
+/* "adjusted, target, greedy, block": the table's names, for messages and
+ * help, in a per-thread buffer that the next call in the same thread
+ * overwrites. */
 SD_API const char *sd_verify_names(void);
 
 /* The rule's name and one-line summary (static strings). */
@@ -61,7 +65,8 @@ SD_API int sd_verify_is_blockwise(const sd_verifier *v);
  * follows p's argmax), 0 for the biased control (target). */
 SD_API int sd_verify_is_lossless(const sd_verifier *v);
 
-/* A drafted rank from c: a draw from q, or q's argmax for greedy rules. */
+/* A drafted rank in c's rank space: a draw from q (one uniform of r), or
+ * q's argmax for greedy rules (r unused). */
 SD_API uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r);
 
 /* The probability that v accepts a draft at c: beta (eq. 1), or for greedy
@@ -69,12 +74,14 @@ SD_API uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_r
 SD_API double sd_verify_acceptance(const sd_verifier *v, const sd_context *c);
 
 /* The distribution of the token v emits at one position c (accept, or
- * resample after a rejection) into out[0..n-1], n = the vocabulary, in c's
- * rank space.  For a lossless token-wise rule it is p. */
+ * resample after a rejection) into the caller's out[0..n-1], n = the
+ * model's vocabulary (not checked), in c's rank space.  For a lossless
+ * token-wise rule it is p. */
 SD_API void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, double *out);
 
-/* The mean over m's contexts of v's acceptance at each (for markov models
- * the two regimes' halves weigh alike, as their stationary shares do). */
+/* The mean over m's contexts of v's acceptance at each, in [0, 1] (for
+ * markov models the two regimes' halves weigh alike, as their stationary
+ * shares do). */
 SD_API double sd_verify_mean_acceptance(const sd_verifier *v, const sd_model *m);
 
 #endif

@@ -151,17 +151,26 @@ sd_status cli_choice(const cli_args *a, const char *option, const char *const *n
     return sd_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", option, v, valid);
 }
 
-sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err)
+sd_status cli_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err)
 {
     size_t r = 1;
     for (size_t j = 0; j < n; j++) {
-        if (lists[j].n != 0 && r > SD_LIST_MAX / lists[j].n)
-            return sd_fail(err, SD_EINVAL, "the grid of lists has more than %u rows; narrow a list",
-                           SD_LIST_MAX);
-        r *= lists[j].n;
+        if (counts[j] != 0 && r > SD_LIST_MAX / counts[j])
+            return sd_fail(err, SD_EINVAL, "the grid of lists has more than %u rows; narrow a list", SD_LIST_MAX);
+        r *= counts[j];
     }
     *rows = r;
     return SD_OK;
+}
+
+sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err)
+{
+    size_t counts[8];
+    if (n > 8)
+        return sd_fail(err, SD_EINVAL, "at most 8 lists make a grid");
+    for (size_t j = 0; j < n; j++)
+        counts[j] = lists[j].n;
+    return cli_rows(counts, n, rows, err);
 }
 
 void cli_grid_point(const sd_list *lists, size_t n, size_t idx, double *x)

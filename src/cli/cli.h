@@ -70,7 +70,10 @@ sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, 
 sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, const char *dflt,
                      int *out, sd_error *err);
 
-/* Rows of the cartesian product of n lists, or SD_EINVAL past SD_LIST_MAX. */
+/* The one size computation of every grid: the product of counts[0..n-1],
+ * overflow-safe, or SD_EINVAL past SD_LIST_MAX rows. */
+sd_status cli_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err);
+/* Rows of the cartesian product of n lists (cli_rows of their lengths). */
 sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err);
 /* The idx-th combination (first list slowest) into x[0..n-1]. */
 void cli_grid_point(const sd_list *lists, size_t n, size_t idx, double *x);

@@ -8,8 +8,11 @@
 #include "cli.h"
 
 static const sd_domain VOCAB = { "--vocab", 1, SD_VOCAB_MAX, 1 };
-static const sd_domain TOKENS = { "--tokens", 1, 1e12, 1 };
-static const sd_domain DRAWS = { "--draws", 1, 1e12, 1 };
+/* Caps on work: 1e10 tokens or draws take about 20 minutes on two cores
+ * (README, Performance); anything longer belongs in several runs. */
+static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
+static const sd_domain DRAWS = { "--draws", 1, 1e10, 1 };
+static const sd_domain MAX_MEMORY = { "--max-memory", 1e-3, 1e6, 0 };
 static const sd_domain SEED = { "--seed", 0, 9007199254740992.0, 1 };
 static const sd_domain THREADS = { "--threads", 1, 256, 1 };
 static const sd_domain CONTEXTS = { "--contexts", 1, 65536, 1 };
@@ -161,16 +164,42 @@ static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, 
             ec->policy == SD_POLICY_FIXED ? sd_int((long long)ec->gamma) : sd_text(policy),
             sd_text(sd_verify_name(ec->verifier)), sd_int((long long)ec->drafts),
             sd_real(nominal_alpha(ms, ec->verifier, m)), sd_real(s.alpha_hat),
-            sd_real((double)s.accepted / (double)s.verified), sd_int((long long)s.iterations),
+            sd_real(s.verified ? (double)s.accepted / (double)s.verified : 0.0), sd_int((long long)s.iterations),
             sd_int((long long)s.tokens), sd_real(sd_engine_mean_n(&s)), sd_real(sd_engine_mean_n_se(&s)),
             sd_real(theory), sd_real(gof.tv), sd_real(gof.pvalue), sd_int((long long)s.draft_calls),
             sd_int((long long)s.target_calls), sd_int((long long)s.target_positions), sd_text(rates),
             sd_int((long long)ec->seed), sd_int((long long)ec->threads), sd_text(sd_rng_type()->name),
         };
         st = sd_table_add(t, row, err);
+        if (st == SD_OK && s.verified == 0) /* 0 drafts verified: the rate is not measured */
+            st = sd_table_note(t, err, "gamma %zu: no draft reached verification (the policy drafted none), so "
+                               "acceptance_rate is reported as 0: not measured.", ec->gamma);
     }
     sd_engine_stats_free(&s);
     return st;
+}
+
+/* Refuses a run whose bank and engine counters would pass --max-memory GiB
+ * (default: half the physical memory), before anything is allocated. */
+static sd_status check_memory(const cli_args *a, const model_spec *ms, const sd_engine_config *ec, size_t file_vocab,
+                              sd_error *err)
+{
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    double limit_gib = phys > 0 ? phys / 2 / 1073741824.0 : 4.0, limit;
+    sd_status st;
+    if (cli_given(a, "--max-memory") && (st = cli_number(a, &MAX_MEMORY, NULL, &limit_gib, err)) != SD_OK)
+        return st;
+    limit = limit_gib * 1073741824.0;
+    size_t vocab = ms->from_files ? file_vocab : ms->synth.vocab;
+    size_t contexts = ms->from_files ? 1 : ms->synth.contexts ? ms->synth.contexts : sd_synth_default_contexts(vocab);
+    double bank = ms->from_files ? 0.0 : (double)sd_synth_bytes(&ms->synth);
+    double engine = (double)sd_engine_bytes(ec, vocab, contexts);
+    if (bank + engine <= limit)
+        return SD_OK;
+    return sd_fail(err, SD_EINVAL, "--max-memory: this run needs about %.3g GiB (bank %.3g, engine counters %.3g "
+                   "for %u threads) but the limit is %.3g GiB; lower --vocab, --contexts or --threads, or raise "
+                   "--max-memory", (bank + engine) / 1073741824.0, bank / 1073741824.0, engine / 1073741824.0,
+                   ec->threads, limit_gib);
 }
 
 /* The engine options simulate reads into ec (all but the model and gamma). */
@@ -222,6 +251,13 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
     if (ms.from_files && (st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err)) != SD_OK)
         goto done;
     ms.synth.threads = ec.threads;
+    for (size_t j = 0; j < l[1].n && st == SD_OK; j++) { /* the largest run decides */
+        sd_engine_config big = ec;
+        big.gamma = (size_t)l[1].v[j];
+        st = check_memory(a, &ms, &big, p.n, err);
+    }
+    if (st != SD_OK)
+        goto done;
     for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
         if (!ms.from_files) {
             sd_model_free(m);
@@ -310,9 +346,13 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
     else if ((st = cli_number(a, &CLI_ALPHA, "0.8", &ms.synth.alpha, err)) != SD_OK)
         goto done;
     ms.synth.threads = (unsigned)threads;
+    sd_engine_config probe = sd_engine_defaults(); /* the largest run of the policy sweep */
+    probe.policy = SD_POLICY_ORACLE, probe.threads = (unsigned)threads;
     if (ms.from_files)
         st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err);
-    else
+    if (st == SD_OK)
+        st = check_memory(a, &ms, &probe, p.n, err);
+    if (st == SD_OK && !ms.from_files)
         st = sd_model_synth(&ms.synth, &m, err);
     if (st == SD_OK) {
         sd_engine_config base = sd_engine_defaults();
@@ -348,6 +388,7 @@ static const cli_option model_options[] = {
     { "--q-file", "Q", "context-free draft from a distribution file (with --p-file)" },
     { "--verify", "NAME", "verification rule: {verifiers} (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    { "--max-memory", "GIB", "refuse runs whose bank and counters need more (default: half the physical memory)" },
     { NULL, NULL, NULL },
 };
 
@@ -357,13 +398,13 @@ static const cli_option simulate_options[] = {
     { "--threshold", "H", "threshold policy: draft while the draft's top probability is >= H (default 0.5)" },
     { "--gamma-max", "G", "heuristic policy: the largest draft length (default 32)" },
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
-    { "--tokens", "T", "about T tokens per row, in whole chunks of 2048 iterations (default 1000000)" },
+    { "--tokens", "T", "about T tokens per row, in whole chunks of 2048 iterations, at most 1e10 (about 20 min on 2 cores) (default 1000000)" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
     { NULL, NULL, NULL },
 };
 
 static const cli_option sample_options[] = {
-    { "--draws", "N", "draws (default 1000000)" },
+    { "--draws", "N", "draws, at most 1e10 (about 10 min) (default 1000000)" },
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
     { "--verify", "NAME", "adjusted or target (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
@@ -380,7 +421,7 @@ static const cli_option policies_options[] = {
     { "--cost", "C", "draft/target cost ratio for the improvement, in [0, inf) (required)" },
     { "--gamma-max", "G", "sweep fixed gamma over 1..G; the cap of the adaptive policies (default 24)" },
     { "--thresholds", "LIST", "thresholds for the threshold policy (default: quartiles of the draft's top probability)" },
-    { "--tokens", "T", "tokens per run (default 300000)" },
+    { "--tokens", "T", "tokens per run, at most 1e10 (about 20 min on 2 cores) (default 300000)" },
     { "--threads", "K", "threads (default 2)" },
     { NULL, NULL, NULL },
 };

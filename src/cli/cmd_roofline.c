@@ -167,6 +167,7 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
     if ((st = read_setting(a, &p, &rq, err)) != SD_OK ||
         (st = cli_list(a, &BATCH, "1,2,4,8,16,32,64,128,256,512,1024", &l[0], err)) != SD_OK ||
         (st = cli_list(a, &CONTEXT, "4096", &l[1], err)) != SD_OK ||
+        (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK ||
         (st = read_acceptance(a, &acc, &l[2], &rq, &mean_alpha, err)) != SD_OK ||
         (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;

@@ -82,7 +82,10 @@ static sd_status load_vector(const cli_args *a, int uses_gamma, inputs *in, sd_e
         return st;
     if (in->acc.n > 1000000)
         return sd_fail(err, SD_EINVAL, "--acceptance: at most 1000000 positions");
-    size_t per = uses_gamma ? in->acc.n : 1, n = per * in->l[1].n * in->l[2].n;
+    size_t per = uses_gamma ? in->acc.n : 1, n;
+    const size_t counts[] = { per, in->l[1].n, in->l[2].n };
+    if ((st = cli_rows(counts, 3, &n, err)) != SD_OK)
+        return st;
     if ((in->pts = malloc(n * sizeof *in->pts)) == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {

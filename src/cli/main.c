@@ -5,6 +5,7 @@
  * "specdec: what went wrong", and exit with 2 for invalid usage or input
  * and 1 for anything else; nothing is written to stdout then.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -130,10 +131,41 @@ static void name_flag(const cli_command *cmd, sd_error *err)
     memcpy(err->msg, flag, fl);
 }
 
+/* Writes msg with control bytes escaped (\n, \t, \r, \xHH), so that an error is
+ * always exactly one line and never drives the terminal, whatever a file or
+ * an argument held. */
+static void write_escaped(const char *msg, FILE *out)
+{
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '\n')
+            fputs("\\n", out);
+        else if (*c == '\t')
+            fputs("\\t", out);
+        else if (*c == '\r')
+            fputs("\\r", out);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(out, "\\x%02x", *c);
+        else
+            fputc(*c, out);
+    }
+}
+
 static int fail(sd_status st, const sd_error *err)
 {
-    fprintf(stderr, "specdec: %s\n", err->msg);
+    fputs("specdec: ", stderr);
+    write_escaped(err->msg, stderr);
+    fputc('\n', stderr);
     return st == SD_EINVAL ? EXIT_USAGE : EXIT_FAILURE_OTHER;
+}
+
+/* Flushes stdout after help or version text; a write error (a full disk, a
+ * closed pipe) is reported, not swallowed. */
+static int finish_output(sd_error *err)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    sd_fail(err, SD_EIO, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+    return fail(SD_EIO, err);
 }
 
 int main(int argc, char **argv)
@@ -160,11 +192,11 @@ int main(int argc, char **argv)
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         print_usage();
-        return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
+        return finish_output(&err);
     }
     if (strcmp(name, "--version") == 0) {
         printf("specdec %s (library %s, GSL %s)\n", SPECDEC_VERSION, sd_version(), sd_gsl_version());
-        return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
+        return finish_output(&err);
     }
     const cli_command *cmd = NULL;
     for (int i = 0; COMMANDS[i] != NULL; i++)
@@ -183,7 +215,7 @@ int main(int argc, char **argv)
     args.data_dir = data_dir;
     if (st == SD_OK && help) {
         print_command_help(cmd);
-        return fflush(stdout) == 0 ? 0 : EXIT_FAILURE_OTHER;
+        return finish_output(&err);
     }
     if (st == SD_OK && format_name != NULL)
         st = sd_format_parse(format_name, &format, &err);
