@@ -13,7 +13,7 @@ _specdec_commands="speedup optimal expect overlap metrics markov simulate polici
 _specdec_global_options="--data --help --version"
 
 # Options of simulate and policies that describe the model.
-_specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed"
+_specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
 _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map"
 
