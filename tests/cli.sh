@@ -150,6 +150,106 @@ if command -v gnuplot > /dev/null 2>&1; then
     fi
 fi
 
+# ---- statistical assertions paired with the Monte Carlo goldens (tests/cli/stats) ----
+
+# The case's arguments with its --format replaced by tsv, run into $T/stat.tsv.
+rerun_tsv() { # rerun_tsv ARGS...
+    n=$#
+    i=0
+    skip=0
+    for a in "$@"; do
+        i=$((i + 1))
+        if [ "$skip" = 1 ]; then skip=0; elif [ "$a" = --format ]; then skip=1; else set -- "$@" "$a"; fi
+        [ "$i" -eq "$n" ] && break
+    done
+    shift "$n"
+    timeout "$CASE_TIMEOUT" "$SPECDEC" "$@" --format tsv > "$T/stat.tsv" 2> /dev/null
+}
+
+# awk over $T/stat.tsv with the columns named by the header: col["name"].
+stat_awk() { # stat_awk PROGRAM [VAR=VALUE...]
+    prog=$1
+    shift
+    awk -F '\t' "$@" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next } '"$prog" "$T/stat.tsv"
+}
+
+# eq. (4) and the ceiling, for the checks below (awk has no expm1; alpha < 1 here)
+EN='function en(a, g) { return a >= 1 ? g + 1 : (1 - a ^ (g + 1)) / (1 - a) }'
+SIMZ="$EN"'
+{ a = $col["alpha_hat"] - shift; g = $col["gamma"]; se = $col["tokens_per_iteration_se"]
+  th = $col["policy"] == "oracle" ? 1 / (1 - a) : en(a, g)
+  z = ($col["tokens_per_iteration"] - th) / se; if (z < 0) z = -z
+  if (z > 6) bad++
+  if (shift == 0 && $col["output_pvalue"] < 1e-7) bad++ }
+END { exit bad > 0 }'
+SAMPLE='{ n = draws; e = $col[against]; sd = sqrt(e * (1 - e) / n); d = $col["observed"] - e; if (d < 0) d = -d
+  if (d > 6 * sd + 1e-12) bad++
+  if (lossless && ($col["expected"] - $col["p"] > 1e-12 || $col["p"] - $col["expected"] > 1e-12)) bad++ }
+END { exit bad > 0 }'
+PVALUE='{ if ($col["output_pvalue"] < 1e-7) bad++ } END { exit bad > 0 }'
+
+stat_check() { # stat_check NAME KIND ARGS... : sets why (empty when the check and its control hold)
+    name=$1 kind=$2
+    shift 2
+    why=""
+    rerun_tsv "$@" || { why="the tsv rerun failed"; return; }
+    case "$kind" in
+    sample)
+        draws=1000000
+        prev=""
+        for a in "$@"; do [ "$prev" = --draws ] && draws=$a; prev=$a; done
+        lossless=1
+        case " $* " in *" --verify target "*) lossless=0 ;; esac
+        stat_awk "$SAMPLE" -v draws="$draws" -v against=expected -v lossless="$lossless" ||
+            why="observed tokens differ from the rule's expected distribution (6 sd), or a lossless rule's is not p"
+        if [ -z "$why" ] && [ "$lossless" = 0 ] && stat_awk "$SAMPLE" -v draws="$draws" -v against=p -v lossless=0; then
+            why="control missed: the target rule's output passes as p"
+        fi ;;
+    simulate)
+        stat_awk "$SIMZ" -v shift=0 || why="tokens per iteration or the output p-value is off (6 SE, 1e-7)"
+        if [ -z "$why" ] && stat_awk "$SIMZ" -v shift=0.05; then why="control missed: alpha_hat - 0.05 passes"; fi ;;
+    block | output)
+        if [ "$kind" = block ]; then
+            stat_awk "$EN"' { th = en($col["alpha_hat"], $col["gamma"])
+                if ($col["tokens_per_iteration"] < th - 6 * $col["tokens_per_iteration_se"]) bad++ } END { exit bad > 0 }' ||
+                why="block verification emits fewer tokens than token-wise eq. (4) (6 SE)"
+        fi
+        [ -z "$why" ] && { stat_awk "$PVALUE" || why="output p-value below 1e-7"; }
+        if [ -z "$why" ]; then # control: the biased rule, 10x the tokens, must be caught by the same test
+            set -- "$@" --verify target
+            prev="" tokens=1000000
+            for a in "$@"; do [ "$prev" = --tokens ] && tokens=$a; prev=$a; done
+            set -- "$@" --tokens $((tokens * 10))
+            rerun_tsv "$@" && stat_awk "$PVALUE" && why="control missed: --verify target passes the output test"
+        fi ;;
+    markov)
+        g=$(stat_awk '{ print $col["gamma"] }')
+        exact=$(timeout "$CASE_TIMEOUT" "$SPECDEC" markov --alpha-easy 0.95 --alpha-hard 0.3 --stay 0.9 --gamma "$g" --format tsv |
+                awk -F '\t' 'NR == 2 { print $6 }')
+        stat_awk '{ z = ($col["tokens_per_iteration"] - exact) / $col["tokens_per_iteration_se"]; if (z < 0) z = -z
+                    if (z > 6 || $col["output_pvalue"] < 1e-7) bad++ } END { exit bad > 0 }' -v exact="$exact" ||
+            why="tokens per iteration differ from the transfer-matrix E(N) $exact (6 SE)"
+        if [ -z "$why" ] && stat_awk "$SIMZ" -v shift=0; then why="control missed: the i.i.d. eq. (4) passes"; fi ;;
+    policies)
+        POL="$EN"' NR == 2 { z = ($col["tokens_per_iteration"] - en(alpha, $col["parameter"])) / $col["tokens_per_iteration_se"]
+                  if (z < 0) z = -z; exit z > 6 }'
+        stat_awk "$POL" -v alpha=0.8 || why="the fixed gamma* row differs from eq. (4) at alpha 0.8 (6 SE)"
+        if [ -z "$why" ] && stat_awk "$POL" -v alpha=0.75; then why="control missed: alpha 0.75 passes"; fi ;;
+    *) why="unknown kind $kind" ;;
+    esac
+}
+
+while IFS='|' read -r name kind; do
+    case "$name" in '#'*|'') continue ;; esac
+    args=$(awk -F '|' -v n="$name" '$2 == n { sub(/^[^|]*\|[^|]*\|[^|]*\|/, ""); print; exit }' "$CASES")
+    if [ -z "$args" ]; then
+        fail=$((fail + 1)); echo "FAIL stats $name: no such case in $CASES"; continue
+    fi
+    eval "set -- $args"
+    stat_check "$name" "$kind" "$@"
+    if [ -z "$why" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL stats $name ($kind): $why"; fi
+done < "$ROOT/tests/cli/stats"
+
 # A help text that cannot be written is an error with its reason, not a silent exit 1.
 for args in "--help" "speedup --help" "--version"; do
     # shellcheck disable=SC2086
