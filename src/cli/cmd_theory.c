@@ -30,8 +30,8 @@ static sd_status note_optimum(sd_table *t, double alpha, double cost, const sd_o
 
 /* Columns a scenario file may carry beyond name, alpha, cost, gamma and mu;
  * they are passed through to the output as text. */
-static const char *const PASSTHROUGH[] = { "temperature", "source", "reported" };
-enum { NPASS = 3, MAX_COLS = 24 };
+static const char *const PASSTHROUGH[] = { "temperature", "source", "reported", "measured" };
+enum { NPASS = 4, MAX_COLS = 24 };
 
 typedef struct {
     double alpha, cost, mu, gamma;
@@ -162,7 +162,7 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
             known |= !strcmp(c, PASSTHROUGH[k]);
         if (!known)
             return sd_fail(err, SD_EINVAL, "%s: unknown column '%s'; expected name, alpha, cost, gamma, mu, "
-                           "temperature, source, reported", path, c);
+                           "temperature, source, reported, measured", path, c);
         if (sd_tsv_column(&in->tsv, c) != j)
             return sd_fail(err, SD_EINVAL, "%s: column '%s' appears twice", path, c);
     }
@@ -350,7 +350,7 @@ static const cli_option speedup_options[] = {
     { "--cost", "LIST", "draft/target time ratio c, in [0, inf) (eq. 8)" },
     { "--gamma", "LIST", "draft lengths, whole numbers in [1, 1e9] (default 1:25)" },
     { "--mu", "LIST", "draft/target FLOP ratio, in [0, inf) (eq. 11; default 0)" },
-    { "--from", "FILE", "scenarios: TSV with name, alpha, cost, gamma [, mu, temperature, source, reported]" },
+    { "--from", "FILE", "scenarios: TSV with name, alpha, cost, gamma [, mu, temperature, source, reported, measured]" },
     { "--acceptance", "A1,...,AG", "per-position acceptance: rows for gamma = 1..G, E(N) = 1 + sum prod a_i" },
     { NULL, NULL, NULL },
 };
@@ -358,7 +358,7 @@ static const cli_option speedup_options[] = {
 static const cli_option optimal_options[] = {
     { "--alpha", "LIST", "expected acceptance rate, in [0, 1]" },
     { "--cost", "LIST", "draft/target time ratio c, in [0, inf)" },
-    { "--from", "FILE", "scenarios: TSV with name, alpha, cost [, gamma, mu, temperature, source, reported]" },
+    { "--from", "FILE", "scenarios: TSV with name, alpha, cost [, gamma, mu, temperature, source, reported, measured]" },
     { "--acceptance", "A1,...,AG", "per-position acceptance: the best gamma in 0..G for that vector" },
     { NULL, NULL, NULL },
 };
