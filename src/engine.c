@@ -38,6 +38,7 @@ void sd_engine_stats_free(sd_engine_stats *s)
     free(s->ctx_tokens);
     free(s->out_counts);
     free(s->pos_counts);
+    free(s->moves);
     memset(s, 0, sizeof *s);
 }
 
@@ -52,8 +53,9 @@ static uint64_t *counters(size_t n)
     return c;
 }
 
+/* The counters of a run; the heuristic's moves only when moves is 1. */
 static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts,
-                             size_t positions, sd_error *err)
+                             size_t positions, int moves, sd_error *err)
 {
     memset(s, 0, sizeof *s);
     s->max_gamma = max_gamma;
@@ -67,7 +69,9 @@ static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab,
     s->ctx_tokens = counters(contexts);
     s->out_counts = counters(contexts * vocab);
     s->pos_counts = counters(positions * vocab);
-    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || !s->out_counts || !s->pos_counts) {
+    s->moves = moves ? counters(2 * (max_gamma + 1) * SD_MOVE_BINS) : NULL;
+    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || !s->out_counts || !s->pos_counts ||
+        (moves && !s->moves)) {
         sd_engine_stats_free(s);
         return sd_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
                        contexts, vocab);
@@ -97,6 +101,8 @@ static void stats_merge(sd_engine_stats *into, const sd_engine_stats *from)
         into->out_counts[i] += from->out_counts[i];
     for (size_t i = 0; i < into->positions * into->vocab; i++)
         into->pos_counts[i] += from->pos_counts[i];
+    for (size_t i = 0; into->moves != NULL && i < 2 * (into->max_gamma + 1) * SD_MOVE_BINS; i++)
+        into->moves[i] += from->moves[i];
 }
 
 /* ---- one worker ---------------------------------------------------------- */
@@ -292,6 +298,15 @@ static size_t chain_max(const sd_engine_config *cfg)
     return cfg->policy == SD_POLICY_HEURISTIC && cfg->gamma_max > cfg->gamma ? cfg->gamma_max : cfg->gamma;
 }
 
+/* Counts the heuristic's move from draft length g, after an iteration that
+ * accepted every draft (full) or not, to next (engine.h: moves). */
+static void count_move(sd_engine_stats *s, size_t g, int full, size_t next)
+{
+    size_t row = (size_t)full * (s->max_gamma + 1) + (g <= s->max_gamma ? g : s->max_gamma);
+    size_t bin = next + SD_MOVE_SPAN >= g && next <= g + SD_MOVE_SPAN ? next + SD_MOVE_SPAN - g : SD_MOVE_BINS - 1;
+    s->moves[row * SD_MOVE_BINS + bin]++;
+}
+
 /* One iteration under the configured policy. */
 static size_t iterate(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *step)
 {
@@ -302,9 +317,11 @@ static size_t iterate(const sd_engine_config *cfg, recorder *rec, sequence *seq,
     step->threshold = cfg->policy == SD_POLICY_THRESHOLD ? cfg->threshold : 0.0;
     step->gamma = cfg->policy == SD_POLICY_HEURISTIC ? seq->gamma_now : cfg->gamma;
     size_t n = iterate_chain(cfg, rec, seq, r, step);
-    if (cfg->policy == SD_POLICY_HEURISTIC) /* +2 after a fully accepted iteration, else -1 */
+    if (cfg->policy == SD_POLICY_HEURISTIC) { /* +2 after a fully accepted iteration, else -1 */
         seq->gamma_now = n == step->gamma + 1 ? (seq->gamma_now + 2 < cfg->gamma_max ? seq->gamma_now + 2 : cfg->gamma_max)
                                                : (seq->gamma_now > 1 ? seq->gamma_now - 1 : 1);
+        count_move(rec->s, step->gamma, n == step->gamma + 1, seq->gamma_now);
+    }
     return n;
 }
 
@@ -410,10 +427,11 @@ size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
     size_t nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
     size_t g = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
     /* per thread: two sets of counters (one counts the burn-in) of contexts x vocab,
-     * positions x vocab and the N histograms, plus the step's block workspace */
+     * positions x vocab, the N histograms and the heuristic's moves, plus the step's block workspace */
     size_t counts = add_sat(mul_sat(2, mul_sat(nc, nv)), mul_sat(cfg->positions, nv));
     size_t step = add_sat(mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)), mul_sat(g + 1, 64));
-    size_t per_thread = add_sat(mul_sat(add_sat(counts, 6 * (g + 2)), sizeof(uint64_t)), step);
+    size_t moves = cfg->policy == SD_POLICY_HEURISTIC ? mul_sat(4 * SD_MOVE_BINS, add_sat(g, 1)) : 0;
+    size_t per_thread = add_sat(mul_sat(add_sat(add_sat(counts, 6 * (g + 2)), moves), sizeof(uint64_t)), step);
     size_t multi = cfg->drafts > 1 ? mul_sat(nc + nv, sizeof(double)) : 0;
     return add_sat(mul_sat(nt, per_thread), multi);
 }
@@ -483,8 +501,9 @@ static sd_status workers_alloc(const sd_engine_config *cfg, shared_run *sh, unsi
     sd_status st = SD_OK;
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
         ws[t].sh = sh;
-        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, err)) == SD_OK)
-            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, err);
+        int moves = cfg->policy == SD_POLICY_HEURISTIC;
+        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, moves, err)) == SD_OK)
+            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, moves, err);
     }
     if (st != SD_OK) {
         workers_free(ws, nt);

@@ -18,15 +18,19 @@
 
 enum { V = 3, G = 2 };
 
-static sd_model *small_model(void)
+/* Three tokens, five contexts; each context's acceptance is 0.55 (constant)
+ * or drawn from Beta(11, 9) (beta). */
+static sd_model *small_model_in(sd_regime regime)
 {
     sd_synth_config c = { .family = SD_FAMILY_DIRICHLET, .vocab = V, .zipf_s = 1.5, .kappa = 1.0, .temperature = 1.0,
-        .calibrated = 1, .alpha = 0.55, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
+        .calibrated = 1, .alpha = 0.55, .regime = regime, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 5, .history = 1, .seed = 77, .threads = 1 };
     sd_model *m;
     ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
     return m;
 }
+
+static sd_model *small_model(void) { return small_model_in(SD_REGIME_CONSTANT); }
 
 static double accept_prob(const sd_context *c, size_t r)
 {
@@ -57,7 +61,9 @@ static void exact_n(const sd_model *m, double *pn)
 
 START_TEST(first_iteration_n_is_exact)
 {
-    sd_model *m = small_model();
+    /* acceptance differs between contexts: with a constant one, every
+     * iteration's N would follow the i.i.d. eqs. (2)-(3) exactly */
+    sd_model *m = small_model_in(SD_REGIME_BETA);
     double pn[4];
     exact_n(m, pn);
     ck_assert_double_eq_tol(pn[1] + pn[2] + pn[3], 1.0, 1e-12);
@@ -71,11 +77,11 @@ START_TEST(first_iteration_n_is_exact)
     sd_chisq_add(s.n_hist, pn, 4, &stat, &dof);
     ck_assert_double_eq(dof, 2);
     ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "N: chi-square %g", stat);
-    /* negative control: the i.i.d. PMF at the mean acceptance is not this distribution */
+    /* negative control: the i.i.d. PMF at the bank's mean acceptance is not this
+     * distribution, which the contexts of the empty prefix and its successors set */
     double iid[4] = { 0 }, a = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m), wstat = 0, wdof = 0;
     for (int n = 1; n <= 3; n++)
         iid[n] = n <= G ? pow(a, n - 1) * (1 - a) : pow(a, G);
-    iid[1] += 0.05, iid[3] -= 0.05;
     sd_chisq_add(s.n_hist, iid, 4, &wstat, &wdof);
     ck_assert_msg(gsl_cdf_chisq_Q(wstat, wdof) < 1e-7, "control not caught: chi-square %g", wstat);
     sd_engine_stats_free(&s);
@@ -223,6 +229,7 @@ START_TEST(adaptive_policies)
     sd_engine_stats s;
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK); /* no draft is that sure: plain decoding */
     ck_assert_uint_eq(s.draft_calls, 0);
+    ck_assert_ptr_null(s.moves); /* the heuristic's moves only */
     ck_assert_uint_eq(s.n_hist[1], s.iterations);
     sd_engine_stats_free(&s);
     ec.threshold = 0.0; /* never stops early: the fixed policy at gamma 6 */
@@ -240,6 +247,20 @@ START_TEST(adaptive_policies)
     ck_assert(mean_drafts > 1.0 && mean_drafts < 12.0);
     ck_assert_uint_eq(s.max_n, 13);      /* N is at most gamma_max + 1 */
     ck_assert_uint_gt(s.n_hist[13], 0);  /* and the cap is reached: 12 drafts, all accepted */
+    /* one move per iteration, each one the +2/-1 rule allows (engine.h) */
+    uint64_t moves = 0, full = 0;
+    for (size_t f = 0; f < 2; f++)
+        for (size_t g = 0; g <= 12; g++)
+            for (size_t b = 0; b < SD_MOVE_BINS; b++) {
+                uint64_t count = s.moves[(f * 13 + g) * SD_MOVE_BINS + b];
+                size_t to = f ? (g + 2 < 12 ? g + 2 : 12) : (g > 1 ? g - 1 : 1);
+                ck_assert_msg(count == 0 || (b < SD_MOVE_BINS - 1 && g + b == to + SD_MOVE_SPAN),
+                              "move from %zu (full %zu), bin %zu: %llu", g, f, b, (unsigned long long)count);
+                moves += count;
+                full += f ? count : 0;
+            }
+    ck_assert_uint_eq(moves, s.iterations);
+    ck_assert(full > 0 && full < moves); /* both outcomes occur at alpha 0.8 */
     sd_engine_stats_free(&s);
     ec.gamma_max = 1; /* below gamma: refused */
     sd_error err;
@@ -353,11 +374,22 @@ START_TEST(validate_quick_passes)
     sd_error err;
     ck_assert_msg(sd_validate_run(&cfg, &t, &passed, &err) == SD_OK, "%s", err.msg);
     ck_assert_int_eq(passed, 1);
-    size_t verdict = sd_table_find(t, "verdict");
-    int controls = 0;
-    for (size_t i = 0; i < sd_table_nrows(t); i++)
+    size_t verdict = sd_table_find(t, "verdict"), check = sd_table_find(t, "check");
+    int controls = 0, rows[21] = { 0 };
+    for (size_t i = 0; i < sd_table_nrows(t); i++) {
         controls += strcmp(sd_table_cell(t, i, verdict)->v.s, "caught") == 0;
-    ck_assert_int_ge(controls, 9);
+        unsigned long k = strtoul(sd_table_cell(t, i, check)->v.s, NULL, 10); /* rows start "k. " */
+        ck_assert_msg(k >= 1 && k <= 20, "row %zu: %s", i, sd_table_cell(t, i, check)->v.s);
+        rows[k]++;
+    }
+    ck_assert_int_eq(controls, 21); /* the negative controls of checks 1-20 */
+    for (int k = 1; k <= 20; k++)
+        ck_assert_msg(rows[k] > 0, "no row numbered %d", k);
+    size_t nchecks = 0; /* the table's last check covers row 20 */
+    while (sd_validate_check_at(nchecks) != NULL)
+        nchecks++;
+    ck_assert_uint_eq(nchecks, 17);
+    ck_assert_uint_eq(sd_validate_check_at(nchecks - 1)->last, 20);
     sd_table_free(t);
 }
 END_TEST

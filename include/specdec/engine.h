@@ -47,6 +47,8 @@
 #define SD_BURN_IN_TOKENS 256u /* generated and not counted at the start of each chunk's sequence */
 #define SD_ORACLE_MAX 4096u
 #define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
+#define SD_MOVE_SPAN 3u      /* heuristic moves g -> g' are binned by g' - g in [-3, 3] ... */
+#define SD_MOVE_BINS 8u      /* ... plus one bin for every larger move */
 
 typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
 
@@ -120,6 +122,21 @@ typedef struct {
     uint64_t *out_counts;        /* [contexts * vocab]: emitted ranks per context */
     uint64_t *pos_counts;        /* [positions * vocab]: tokens at sequence positions 1.. */
     double seconds;              /* wall time of the run, in seconds */
+    /* The heuristic policy's draft-length moves; NULL for every other policy
+     * (which allocates nothing for them).  For each iteration that drafted g
+     * (0..max_gamma) and accepted all g drafts (full = 1) or not (full = 0),
+     * after which the next iteration's draft length is g',
+     *     moves[(full * (max_gamma + 1) + g) * SD_MOVE_BINS + b]
+     * counts it, with b = g' - g + SD_MOVE_SPAN when |g' - g| <= SD_MOVE_SPAN
+     * and b = SD_MOVE_BINS - 1 otherwise: 2 (max_gamma + 1) SD_MOVE_BINS
+     * counters (binned rather than a (max_gamma + 1)^2 matrix, since
+     * gamma_max may be 4096).  The +2/-1 rule allows exactly
+     * g' = min(g + 2, gamma_max) after full acceptance and g' = max(g - 1, 1)
+     * otherwise.  The last iteration of a chunk counts its move too; a
+     * sequence restarted by seq_tokens starts again at gamma, which is not a
+     * move.  Merged over threads like the other counts; freed by
+     * sd_engine_stats_free. */
+    uint64_t *moves;
 } sd_engine_stats;
 
 /* The defaults: fixed policy, gamma 5, 10^6 tokens, seed 20261129, one

@@ -8,7 +8,11 @@
  * p < 2e-9), chi-square statistics at p < 1e-7.  Every statistical check
  * has a negative control: the same test against a wrong theory, which
  * must fail (its margin is at least 9.1 standard errors, so it is caught
- * with probability above 0.999).
+ * with probability above 0.999).  Deterministic checks (exact counts such
+ * as the moves a rule forbids, closed forms against a brute-force scan or
+ * an exact enumeration) have a tolerance of 0 or 1e-12 and a p_value of 1
+ * (within) or 0; their controls are the same comparison against a wrong
+ * rule or theory.
  *
  * Table columns: check, theory, measured, tolerance, p_value, samples,
  * verdict, seed, rng.  Verdicts: pass / FAIL for checks, caught / MISSED for negative
