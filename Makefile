@@ -100,6 +100,8 @@ sanitize:
 plots: $(SPECDEC)
 	$(Q)$(SPECDEC) plot all --out plots --format svg >/dev/null
 	$(Q)$(SPECDEC) plot all --out plots --format png >/dev/null
+	$(Q)$(SPECDEC) plot fit --input tests/fixtures/counters-vllm-v1.log --out plots --format svg >/dev/null
+	$(Q)$(SPECDEC) plot fit --input tests/fixtures/counters-vllm-v1.log --out plots --format png >/dev/null
 	@ls plots/*.png plots/*.svg
 
 ## bench: engine throughput and bank cost by vocabulary size (a Markdown table)

@@ -8,14 +8,14 @@
 # 'roofline', and file and folder names.  tests/man.sh checks that every
 # command and option of the program appears here.
 
-_specdec_commands="speedup optimal expect overlap metrics markov simulate policies sample validate roofline plot"
+_specdec_commands="speedup optimal expect overlap metrics markov fit simulate policies sample validate roofline plot"
 
 _specdec_global_options="--data --help --version"
 
 # Options of simulate and policies that describe the model.
 _specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
-_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map"
+_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit"
 
 # Options that take no value; every other option takes one.
 _specdec_flags="--help --quick --schedule --list-models --list-hardware"
@@ -29,12 +29,13 @@ _specdec_options()
     overlap)  echo "--drafts --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
-    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads $_specdec_model_options --format --help" ;;
+    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus $_specdec_model_options --format --help" ;;
+    fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --format --help" ;;
     validate) echo "--quick --only --seed --threads --format --help" ;;
     roofline) echo "--target --draft --hardware --alpha --acceptance --batch --context --gamma --eta-flops --eta-bw --overhead --devices --schedule --list-models --list-hardware --models-file --hardware-file --format --help" ;;
-    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --seed --threads --help" ;;
+    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --help" ;;
     esac
 }
 
@@ -154,13 +155,19 @@ _specdec()
     --policy)
         _specdec_reply "fixed oracle threshold heuristic"
         return 0 ;;
+    --report)
+        _specdec_reply "predictions positions summary"
+        return 0 ;;
+    --input-format)
+        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram"
+        return 0 ;;
     --target | --draft)
         _specdec_reply "$(_specdec_presets --list-models)"
         return 0 ;;
     --hardware)
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
-    --from | --p-file | --q-file | --models-file | --hardware-file)
+    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)
@@ -204,6 +211,8 @@ _specdec()
         [[ $npos -eq 0 ]] && _specdec_reply "all $_specdec_figures" ;;
     overlap | sample)
         [[ $npos -lt 2 ]] && _specdec_compgen_files ;;
+    fit)
+        [[ $npos -lt 1 ]] && _specdec_compgen_files ;;
     esac
     return 0
 }

@@ -16,6 +16,8 @@
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
  *   specdec/cost.h      the batch-aware roofline cost model and its presets
+ *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
+ *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
  *   specdec/figure.h    the data behind each figure, as tables
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *
@@ -43,9 +45,9 @@
  * its own failures (allocations, root finders, Lambert W) through
  * gsl_error, whose default handler prints and aborts: a program must call
  * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
- * or SD_EFAIL.  No library function returns SD_ECHECK, and only
- * sd_format_write returns SD_EIO (a file that cannot be opened or read is
- * SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
+ * or SD_EFAIL.  No library function returns SD_ECHECK, and only the
+ * writers (sd_format_write, sd_counts_write_prometheus) return SD_EIO (a
+ * file that cannot be opened or read is SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
  */
 #ifndef SPECDEC_H
 #define SPECDEC_H
@@ -67,6 +69,8 @@
 #include "specdec/verify.h"
 #include "specdec/engine.h"
 #include "specdec/cost.h"
+#include "specdec/counters.h"
+#include "specdec/fit.h"
 #include "specdec/figure.h"
 #include "specdec/validate.h"
 

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "specdec/cost.h"
+#include "specdec/counters.h"
 #include "specdec/engine.h"
+#include "specdec/fit.h"
 #include "specdec/synth.h"
 #include "specdec/table.h"
 #include "specdec/theory.h"
@@ -487,6 +489,35 @@ typedef struct {
                          sd_error *err);
 } figure_row;
 
+/* `specdec fit`'s positions and predictions for the counters file in->input. */
+static sd_status fit_figure(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                            sd_error *err)
+{
+    (void)variant;
+    if (in->input == NULL)
+        return sd_fail(err, SD_EINVAL, "input: the figure %s draws an engine's counters; give the file", name);
+    if (in->cost.n != 1)
+        return sd_fail(err, SD_EINVAL, "cost: give one value for figure %s", name);
+    sd_counts c;
+    sd_fit f;
+    sd_status st;
+    if ((st = sd_counts_load(in->input, NULL, &c, err)) != SD_OK || (st = sd_fit_counts(&c, 1e-3, &f, err)) != SD_OK)
+        return st;
+    size_t n = 2 * c.gamma;
+    double cost[2 * SD_COUNTS_MAX_GAMMA];
+    for (size_t g = 1; g <= n; g++)
+        cost[g - 1] = sd_theory_cost_factor((double)g, in->cost.v[0]);
+    const sd_fit_request rq = { .gamma_max = n, .cost = cost, .replicates = 400, .seed = in->seed };
+    if ((st = sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_POSITIONS, &out->block[0], err)) != SD_OK)
+        return st;
+    out->nblocks = 1;
+    if ((st = sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &out->block[1], err)) != SD_OK)
+        return st;
+    out->nblocks = 2;
+    out->fit_gamma = (double)c.gamma, out->fit_pvalue = f.lr_pvalue, out->fit_model = sd_fit_model_name(f.chosen);
+    return SD_OK;
+}
+
 static const figure_row FIGURES[SD_FIGURE_COUNT] = {
     [SD_FIGURE_IMPROVEMENT_VS_GAMMA] = {
         .kind = { .id = SD_FIGURE_IMPROVEMENT_VS_GAMMA, .name = "improvement-vs-gamma",
@@ -543,6 +574,12 @@ static const figure_row FIGURES[SD_FIGURE_COUNT] = {
                   .summary = "best improvement and optimal gamma over batch x context on one H200",
                   .alpha = "0.8" },
         .compute = roofline_map },
+    [SD_FIGURE_FIT] = {
+        .kind = { .id = SD_FIGURE_FIT, .name = "fit",
+                  .summary = "an engine's counters (--input FILE): acceptance per position and the fits, "
+                             "improvement against gamma with its 95% band",
+                  .cost = "0.02", .needs_input = 1 },
+        .compute = fit_figure },
 };
 
 const sd_figure_kind *sd_figure_at(size_t i)

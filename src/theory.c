@@ -336,29 +336,49 @@ static void mat2_power_sum(const mat2 *m, double n, mat2 *power, mat2 *sum)
     }
 }
 
-double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma)
+/* The chain's matrices and the stationary law v of an iteration's start
+ * state at draft length gamma (see theory.h); 0 outside the domain. */
+static int markov_start(const sd_markov *m, double gamma, mat2 *M, double v[2], mat2 *G1)
 {
     if (!alpha_ok(m->a_easy) || !alpha_ok(m->a_hard) || !(m->stay >= 0.0 && m->stay < 1.0) || !nonneg_ok(gamma) ||
         floor(gamma) < gamma)
-        return NAN;
+        return 0;
     const double s = m->stay;
     const mat2 T = { { { s, 1.0 - s }, { 1.0 - s, s } } };
     const mat2 D = { { { m->a_easy, 0 }, { 0, m->a_hard } } }, R = { { { 1.0 - m->a_easy, 0 }, { 0, 1.0 - m->a_hard } } };
     /* w_k = e_r0 M^k, M = D T: P(drafts 1..k accepted, state r at position k + 1) */
-    const mat2 M = mat2_mul(&D, &T);
-    mat2 Mg, G, Mg1, G1;
-    mat2_power_sum(&M, gamma, &Mg, &G);        /* M^gamma, sum_{k < gamma} M^k */
-    mat2_power_sum(&M, gamma + 1, &Mg1, &G1);  /* sum_{k <= gamma} M^k */
-    /* E(N | r0) = sum_{k=0..gamma} |w_k| (P(N > k)); the next start: rejected at
-     * k < gamma (R T) or all accepted (the bonus token steps the chain: M^gamma T) */
+    *M = mat2_mul(&D, &T);
+    mat2 Mg, G, Mg1;
+    mat2_power_sum(M, gamma, &Mg, &G);       /* M^gamma, sum_{k < gamma} M^k */
+    mat2_power_sum(M, gamma + 1, &Mg1, G1);  /* sum_{k <= gamma} M^k */
+    /* the next start: rejected at k < gamma (R T) or all accepted (the bonus
+     * token steps the chain: M^gamma T) */
     mat2 RT = mat2_mul(&R, &T), GRT = mat2_mul(&G, &RT), MgT = mat2_mul(&Mg, &T);
     mat2 Q = mat2_add(&GRT, &MgT);
-    double e[2];
-    for (int r0 = 0; r0 < 2; r0++)
-        e[r0] = G1.m[r0][0] + G1.m[r0][1];
     double flow = Q.m[0][1] + Q.m[1][0]; /* stationary law of the 2-state start chain */
-    double v0 = flow > 0.0 ? Q.m[1][0] / flow : 0.5;
-    return v0 * e[0] + (1.0 - v0) * e[1];
+    v[0] = flow > 0.0 ? Q.m[1][0] / flow : 0.5;
+    v[1] = 1.0 - v[0];
+    return 1;
+}
+
+double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma)
+{
+    mat2 M, G1;
+    double v[2];
+    if (!markov_start(m, gamma, &M, v, &G1))
+        return NAN;
+    /* E(N | r0) = sum_{k=0..gamma} |w_k| (P(N > k)), weighed by the start law */
+    return v[0] * (G1.m[0][0] + G1.m[0][1]) + v[1] * (G1.m[1][0] + G1.m[1][1]);
+}
+
+double sd_theory_markov_survival(const sd_markov *m, double gamma, double k)
+{
+    mat2 M, G1, Mk, Gk;
+    double v[2];
+    if (!markov_start(m, gamma, &M, v, &G1) || !(k >= 0.0 && k <= gamma) || floor(k) < k)
+        return NAN;
+    mat2_power_sum(&M, k, &Mk, &Gk);
+    return v[0] * (Mk.m[0][0] + Mk.m[0][1]) + v[1] * (Mk.m[1][0] + Mk.m[1][1]);
 }
 
 /* ---- engine metrics ----------------------------------------------------------- */

@@ -41,6 +41,9 @@ printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t0\t80\n' > "$T/hw-bad.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t1e300\t2\t80\n' > "$T/hw-huge.tsv"
+F=$ROOT/tests/fixtures
+# the engine's counters in vLLM's exposition format, for the fit round trip
+"$SPECDEC" simulate --vocab 200 --alpha 0.7 --gamma 5 --tokens 200000 --export-prometheus "$T/engine.prom" > /dev/null
 
 pass=0
 fail=0
@@ -107,6 +110,10 @@ figure_run() { # NAME FORMAT: runs the figure into $T/scripts without gnuplot
     if grep -q -- '--tokens: the figure .* does not take it' "$T/err"; then
         env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot "$1" --format "$2" \
             --out "$T/scripts" > "$T/out" 2> "$T/err"
+    fi
+    if grep -q -- '--input: the figure .* give the file' "$T/err"; then # fit draws a counters file
+        env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot "$1" --format "$2" \
+            --out "$T/scripts" --input "$F/counters-vllm-v1.log" > "$T/out" 2> "$T/err"
     fi
 }
 "$SPECDEC" plot --help | awk '/^figures/ { on = 1; next } on && /^  [a-z]/ { print $1 }' > "$T/figure-names"

@@ -11,6 +11,7 @@
 
 #include "specdec/cost.h"
 #include "specdec/figure.h"
+#include "specdec/fit.h"
 #include "specdec/parse.h"
 #include "specdec/theory.h"
 #include "testutil.h"
@@ -86,9 +87,11 @@ START_TEST(every_figure_computes_its_blocks)
     for (size_t i = 0; (k = sd_figure_at(i)) != NULL; i++) {
         sd_figure_input in = small_input();
         sd_figure_data d;
+        if (k->needs_input) /* fit draws a counters file */
+            in.input = fixture_path("counters-vllm-v1.log");
         compute(k->name, &in, &d);
         size_t want = k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA || k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA_ALPHA ||
-                              k->id == SD_FIGURE_MONTE_CARLO ? 2 : 1;
+                              k->id == SD_FIGURE_MONTE_CARLO || k->id == SD_FIGURE_FIT ? 2 : 1;
         ck_assert_msg(d.nblocks == want, "%s: %zu blocks", k->name, d.nblocks);
         for (size_t b = 0; b < SD_FIGURE_BLOCKS_MAX; b++) {
             ck_assert((b < d.nblocks) == (d.block[b] != NULL));
@@ -102,6 +105,31 @@ START_TEST(every_figure_computes_its_blocks)
 END_TEST
 
 /* ---- curves ------------------------------------------------------------------------ */
+
+/* The fit figure is fit's positions and predictions reports, and needs its file. */
+START_TEST(fit_figure_is_the_fit_reports)
+{
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    sd_error err;
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("fit"), &in, &d, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "input: "));
+    in.input = fixture_path("counters-vllm-v1.log");
+    compute("fit", &in, &d);
+    sd_counts c;
+    sd_fit f;
+    ck_assert_int_eq(sd_counts_load(in.input, NULL, &c, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), c.gamma);
+    ck_assert_uint_eq(sd_table_nrows(d.block[1]), 2 * c.gamma);
+    for (size_t k = 0; k < c.gamma; k++)
+        ck_assert_double_eq(num(d.block[0], k, 3), f.cond[k]);
+    ck_assert_rel(num(d.block[1], c.gamma - 1, 1), 1.0 + c.accepted_tokens / c.drafts, 1e-12); /* the mean length */
+    ck_assert_double_eq(d.fit_gamma, (double)c.gamma);
+    sd_figure_data_free(&d);
+    free_input(&in);
+}
+END_TEST
 
 START_TEST(improvement_data_matches_the_theory)
 {
@@ -503,6 +531,7 @@ Suite *figure_suite(void)
     tcase_add_test(tc, the_table_lists_every_figure_once);
     tcase_add_test(tc, every_figure_computes_its_blocks);
     tcase_add_test(tc, improvement_data_matches_the_theory);
+    tcase_add_test(tc, fit_figure_is_the_fit_reports);
     tcase_add_test(tc, expected_tokens_and_flop_factor_match_the_theory);
     tcase_add_test(tc, maps_hold_the_optimum_and_the_do_not_speculate_region);
     tcase_add_test(tc, n_distribution_follows_the_pmf);

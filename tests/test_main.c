@@ -17,6 +17,26 @@ const char *data_path(const char *name)
     return path;
 }
 
+const char *fixture_path(const char *name)
+{
+    static char path[8192];
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ck_assert_msg(n > 0, "cannot read /proc/self/exe");
+    exe[n] = '\0';
+    for (int up = 0; up < 4; up++) { /* build/specdec-tests, build/san/specdec-tests */
+        char *slash = strrchr(exe, '/');
+        if (slash == NULL || slash == exe)
+            break;
+        *slash = '\0';
+        snprintf(path, sizeof path, "%s/tests/fixtures/%.200s", exe, name);
+        if (access(path, R_OK) == 0)
+            return path;
+    }
+    ck_assert_msg(0, "fixture %s not found above the test program", name);
+    return NULL;
+}
+
 const char *write_temp(const char *text)
 {
     static char path[64];
@@ -43,6 +63,8 @@ int main(void)
     srunner_add_suite(sr, validate_suite());
     srunner_add_suite(sr, figure_suite());
     srunner_add_suite(sr, cost_suite());
+    srunner_add_suite(sr, counters_suite());
+    srunner_add_suite(sr, fit_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

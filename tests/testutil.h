@@ -28,11 +28,18 @@ Suite *engine_suite(void);
 Suite *validate_suite(void);
 Suite *figure_suite(void);
 Suite *cost_suite(void);
+Suite *fit_suite(void);
+Suite *counters_suite(void);
 
 /* The path of data file name through the library's resolver (data.h), so
  * that the runner works from any folder; fails the test when not found.
  * Valid until the next call. */
 const char *data_path(const char *name);
+
+/* The path of tests/fixtures/NAME in the source tree that holds the
+ * running test program (found through /proc/self/exe, so from any working
+ * folder); fails the test when not found.  Valid until the next call. */
+const char *fixture_path(const char *name);
 
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);

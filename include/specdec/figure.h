@@ -42,6 +42,10 @@
  *                   does not fit.
  *   roofline-map    log2_batch (0 .. 10), log2_context (8 .. 17; slowest),
  *                   improvement_opt, gamma_opt, fits (0 or 1), on one h200.
+ *   fit             block 0: `fit --report positions` of the counters file
+ *                   `input`; block 1: `fit --report predictions` at the one
+ *                   cost c for gamma = 1 .. twice the measured gamma, with
+ *                   400 bootstrap replicates from `seed`.
  */
 #ifndef SPECDEC_FIGURE_H
 #define SPECDEC_FIGURE_H
@@ -77,6 +81,7 @@ typedef enum {
     SD_FIGURE_ADAPTIVE_POLICIES,
     SD_FIGURE_ROOFLINE_BATCH,
     SD_FIGURE_ROOFLINE_MAP,
+    SD_FIGURE_FIT,
     SD_FIGURE_COUNT
 } sd_figure_id;
 
@@ -87,6 +92,7 @@ typedef struct {
     /* defaults, as list texts (parse.h), for the inputs the figure uses; NULL = not used */
     const char *alpha, *cost, *gamma, *mu;
     int monte_carlo;     /* 1: runs the engine, so uses tokens, seed and threads */
+    int needs_input;     /* 1: reads the counters file `input` (fit); `plot all` leaves it out */
 } sd_figure_kind;
 
 typedef struct {
@@ -96,6 +102,7 @@ typedef struct {
     unsigned threads;     /* Monte Carlo figures: >= 1; the results do not depend on it */
     const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are
                            * (sd_presets_load, cost.h); NULL: the usual search (data.h) */
+    const char *input;    /* fit: an engine's counters file (counters.h), auto-detected */
 } sd_figure_input;
 
 /* A figure's data: its blocks and what else a drawing needs that depends
@@ -107,6 +114,9 @@ typedef struct {
     double alpha_hat;        /* n-distribution: the measured acceptance of pmf_theory; else 0 */
     const char *target, *draft; /* roofline figures: the preset pair (static strings); else NULL */
     double context;          /* roofline-batch: the context length in tokens; else 0 */
+    double fit_gamma;        /* fit: the measured draft length; else 0 */
+    double fit_pvalue;       /* fit: the i.i.d. test's p-value; else 0 */
+    const char *fit_model;   /* fit: the model used beyond the measured gamma (static); else NULL */
 } sd_figure_data;
 
 /* The i-th figure of the table, i = 0, 1, ...; NULL past the last.  Its id

@@ -123,6 +123,12 @@ SD_API double sd_theory_markov_expected_tokens(const sd_markov *m, double gamma)
 /* The stationary mean acceptance per position, (a_easy + a_hard) / 2 (the
  * chain is symmetric).  Never fails; m's domain is not checked. */
 SD_API double sd_theory_markov_mean_alpha(const sd_markov *m);
+/* P(drafts 1..k all accepted) in an iteration of draft length gamma, the
+ * start state following its stationary law as above: the unconditional
+ * per-position acceptance engines count (vLLM's accepted_tokens_per_pos).
+ * k whole in [0, gamma]: 1 at k = 0; sum over k = 0..gamma is E(N).  NaN
+ * outside the domain; never fails otherwise.  O(log gamma). */
+SD_API double sd_theory_markov_survival(const sd_markov *m, double gamma, double k);
 
 /* ---- engine metrics ----------------------------------------------------------- */
 

@@ -111,6 +111,6 @@ sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
 
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline;
+    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit;
 
 #endif

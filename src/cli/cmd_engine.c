@@ -1,4 +1,5 @@
 /* cmd_engine.c -- the Monte Carlo commands: simulate and sample. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,14 +135,36 @@ static double nominal_alpha(const model_spec *ms, const sd_verifier *v, const sd
     return ms->synth.alpha;
 }
 
-/* One engine run of ec on its model, as one row of t. */
-static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, sd_table *t, sd_error *err)
+/* The run's counters in vLLM's Prometheus exposition format, to path. */
+static sd_status export_prometheus(const char *path, const sd_engine_stats *s, size_t gamma, sd_error *err)
+{
+    sd_counts c;
+    sd_status st = sd_fit_counts_from_engine(s, gamma, &c, err);
+    if (st != SD_OK)
+        return st;
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return sd_fail(err, SD_EINVAL, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
+    st = sd_counts_write_prometheus(&c, f, err);
+    if (fclose(f) != 0 && st == SD_OK)
+        st = sd_fail(err, SD_EIO, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
+    return st;
+}
+
+/* One engine run of ec on its model, as one row of t (and its counters
+ * exported when `export` names a file). */
+static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, const char *export, sd_table *t,
+                              sd_error *err)
 {
     sd_engine_stats s;
     sd_gof gof;
     sd_status st = sd_engine_run(ec, &s, err);
     if (st != SD_OK)
         return st;
+    if (export != NULL && (st = export_prometheus(export, &s, ec->gamma, err)) != SD_OK) {
+        sd_engine_stats_free(&s);
+        return st;
+    }
     if (ec->progress != NULL && s.seconds > 1.0)
         fprintf(stderr, "\r%40s\r", "");
     /* conditional acceptance of draft i given drafts 1..i-1 accepted, i = 1..16 */
@@ -256,6 +279,10 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
         big.gamma = (size_t)l[1].v[j];
         st = check_memory(a, &ms, &big, p.n, err);
     }
+    if (st == SD_OK && cli_given(a, "--export-prometheus") &&
+        (l[0].n * l[1].n != 1 || ec.policy != SD_POLICY_FIXED || ec.drafts != 1 || sd_verify_is_blockwise(ec.verifier)))
+        st = sd_fail(err, SD_EINVAL, "--export-prometheus: needs one run (one alpha, one gamma) of the fixed policy "
+                     "with one draft per position and a token-wise rule");
     if (st != SD_OK)
         goto done;
     for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
@@ -270,7 +297,7 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
         size_t ngamma = ec.policy == SD_POLICY_ORACLE ? 1 : l[1].n;
         for (size_t j = 0; j < ngamma && st == SD_OK; j++) {
             ec.gamma = (size_t)l[1].v[j];
-            st = simulate_row(&ms, &ec, t, err);
+            st = simulate_row(&ms, &ec, cli_value(a, "--export-prometheus"), t, err);
         }
     }
 done:
@@ -400,6 +427,7 @@ static const cli_option simulate_options[] = {
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
     { "--tokens", "T", "about T tokens per row, in whole chunks of 2048 iterations, at most 1e10 (about 20 min on 2 cores) (default 1000000)" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
+    { "--export-prometheus", "FILE", "write the run's counters in vLLM's Prometheus exposition format (for fit)" },
     { NULL, NULL, NULL },
 };
 

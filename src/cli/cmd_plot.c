@@ -35,7 +35,9 @@ static sd_status add_file(sd_table *t, const char *figure, const char *dir, cons
 static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const char *dir, cli_image fmt, sd_table *t,
                             sd_error *err)
 {
-    sd_figure_input in = { .threads = 1, .data_dir = a->data_dir };
+    sd_figure_input in = { .threads = 1, .data_dir = a->data_dir, .input = cli_value(a, "--input") };
+    if (!k->needs_input && cli_given(a, "--input"))
+        return sd_fail(err, SD_EINVAL, "--input: the figure %s does not take it", k->name);
     sd_list tokens_given = { NULL, 0 }; /* only to refuse --tokens for a figure that is not Monte Carlo */
     double tokens, seed, threads;
     sd_status st;
@@ -74,14 +76,15 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
     if (dir == NULL)
         dir = "plots";
     if (strcmp(name, "all") == 0) {
-        static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", NULL };
+        static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", NULL };
         for (int i = 0; inputs[i] != NULL; i++)
             if (cli_given(a, inputs[i]))
                 return cli_finish(sd_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
                                           "name one figure to change its inputs", inputs[i]), NULL, 0, t, out);
         const sd_figure_kind *k;
         for (size_t i = 0; (k = sd_figure_at(i)) != NULL && st == SD_OK; i++)
-            st = one_figure(a, k, dir, (cli_image)fmt, t, err);
+            if (!k->needs_input) /* figures of a user's file are drawn by name */
+                st = one_figure(a, k, dir, (cli_image)fmt, t, err);
     } else {
         const sd_figure_kind *k = sd_figure_find(name);
         st = k ? one_figure(a, k, dir, (cli_image)fmt, t, err)
@@ -93,7 +96,7 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
 
 static void list_figures(void)
 {
-    printf("\nfigures (NAME; 'all' draws each with its defaults):\n");
+    printf("\nfigures (NAME; 'all' draws each with its defaults, except fit, which needs --input):\n");
     const sd_figure_kind *k;
     for (size_t i = 0; (k = sd_figure_at(i)) != NULL; i++)
         printf("  %-27s %s\n", k->name, k->summary);
@@ -107,6 +110,7 @@ static const cli_option plot_options[] = {
     { "--gamma", "LIST", "draft lengths, in [1, 4096] (default: the figure's)" },
     { "--mu", "LIST", "FLOP ratios (flop-factor; default 0,0.05)" },
     { "--tokens", "T", "Monte Carlo figures: tokens per run (default 400000)" },
+    { "--input", "FILE", "fit: an engine's counters file, as for 'specdec fit'" },
     { "--seed", "S", "Monte Carlo figures: random seed (default 20261129)" },
     { "--threads", "K", "Monte Carlo figures: threads (default 2)" },
     { NULL, NULL, NULL },

@@ -257,6 +257,35 @@ static void script_roofline_map(const figure *f, int variant)
             f->k->name);
 }
 
+/* ---- an engine's counters: acceptance per position, improvement against gamma ---------------- */
+
+static void script_fit(const figure *f, int variant)
+{
+    (void)variant;
+    char title[512];
+    const char *base = strrchr(f->in->input, '/');
+    snprintf(title, sizeof title, "%s: i.i.d. test p = %.3g; beyond gamma = %.0f the %s model",
+             base ? base + 1 : f->in->input, f->d->fit_pvalue, f->d->fit_gamma, f->d->fit_model);
+    preamble(f, title, "draft position k", "acceptance of position k given 1..k-1 accepted");
+    double g = f->d->fit_gamma;
+    fprintf(f->gp, "unset title\nset multiplot layout 1,2 title \"%s\"\nset key bottom left\nset xtics 1\n"
+                   "set yrange [0:1.05]\n"
+                   "set xrange [0.5:%.1f]\n"
+                   "plot \"%s.dat\" index 0 using 1:4:5:6 with yerrorbars pt 7 ps 1.5 lw 2 lc rgb \"black\" "
+                   "title \"measured (95%% interval)\", \\\n"
+                   "  \"\" index 0 using 1:7 with lines lw 3 dt 2 lc rgb \"#4575b4\" title \"i.i.d. fit\", \\\n"
+                   "  \"\" index 0 using 1:8 with linespoints lw 3 pt 5 lc rgb \"#d73027\" title \"non-i.i.d. fit\"\n"
+                   "unset title\nset xlabel \"gamma (past the dotted line: extrapolated)\"\n"
+                   "set ylabel \"improvement at c = %g\"\n"
+                   "set xrange [0.5:%.1f]\nset yrange [*:*]\nset key bottom right\n"
+                   "set arrow from %.1f, graph 0 to %.1f, graph 1 nohead dt 3 lc rgb \"gray40\"\n"
+                   "plot \"%s.dat\" index 1 using 1:6:7 with filledcurves fc rgb \"#fdae61\" fs transparent solid 0.5 "
+                   "title \"95%% band\", \\\n"
+                   "  \"\" index 1 using 1:5 with linespoints lw 3 pt 7 lc rgb \"#d73027\" "
+                   "title \"predicted\"\nunset multiplot\n",
+            title, g + 0.5, f->k->name, f->in->cost.v[0], 2 * g + 0.5, g + 0.5, g + 0.5, f->k->name);
+}
+
 /* ---- the table of scripts, by figure ------------------------------------------------------ */
 
 static const struct {
@@ -274,6 +303,7 @@ static const struct {
     [SD_FIGURE_ADAPTIVE_POLICIES] = { .write = script_policies },
     [SD_FIGURE_ROOFLINE_BATCH] = { .write = script_roofline_batch },
     [SD_FIGURE_ROOFLINE_MAP] = { .write = script_roofline_map },
+    [SD_FIGURE_FIT] = { .write = script_fit },
 };
 
 /* ---- files and gnuplot --------------------------------------------------------------------- */

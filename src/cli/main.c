@@ -15,7 +15,8 @@
 
 /* The subcommands: adding a command is adding a row. */
 static const cli_command *const COMMANDS[] = {
-    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_metrics, &cmd_markov, &cmd_simulate, &cmd_policies, &cmd_sample, &cmd_validate, &cmd_roofline, &cmd_plot, NULL,
+    &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_metrics, &cmd_markov, &cmd_fit,
+    &cmd_simulate, &cmd_policies, &cmd_sample, &cmd_validate, &cmd_roofline, &cmd_plot, NULL,
 };
 
 enum { EXIT_USAGE = 2, EXIT_FAILURE_OTHER = 1 };

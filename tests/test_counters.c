@@ -1,0 +1,526 @@
+/* test_counters.c -- the input readers of `specdec fit` (counters.h).
+ *
+ * Fixtures are in tests/fixtures/counters-* (each cites the format's source
+ * on its first line; see tests/fixtures/README.md); bad inputs are written
+ * inline.  Run from the top of the tree (as make does). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "specdec/counters.h"
+#include "testutil.h"
+
+Suite *counters_suite(void);
+
+/* tests/fixtures/NAME, found from the runner's own location (testutil.h). */
+static const char *fixture(const char *name) { return fixture_path(name); }
+
+static sd_counts load_ok(const char *path, const sd_counts_options *o)
+{
+    sd_counts c;
+    sd_error err = { "" };
+    ck_assert_msg(sd_counts_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
+    return c;
+}
+
+static void expect_counts(const sd_counts *c, size_t gamma, double drafts, double dt, double at, const double *pos,
+                          const double *reached)
+{
+    ck_assert_uint_eq(c->gamma, gamma);
+    ck_assert_double_eq(c->drafts, drafts);
+    ck_assert_double_eq(c->draft_tokens, dt);
+    ck_assert_double_eq(c->accepted_tokens, at);
+    for (size_t i = 0; i < SD_COUNTS_MAX_GAMMA; i++) {
+        ck_assert_double_eq(c->accepted_at[i], i < gamma && pos ? pos[i] : 0.0);
+        ck_assert_double_eq(c->reached[i], i < gamma ? (reached ? reached[i] : drafts) : 0.0);
+    }
+    ck_assert_msg(memchr(c->notes, '\0', sizeof c->notes) != NULL && strchr(c->notes, '\n') == NULL, "notes");
+}
+
+/* The load of text (in a scratch file, with o) must fail with SD_EINVAL, *out
+ * untouched, and a one-line message starting "PATH:LINE: " (or "PATH: " for
+ * line 0) that contains want. */
+static void expect_fail_at(const char *text, const sd_counts_options *o, size_t line, const char *want)
+{
+    char path[256], head[300];
+    snprintf(path, sizeof path, "%s", write_temp(text));
+    sd_counts c, sentinel;
+    memset(&c, 0xa5, sizeof c);
+    sentinel = c;
+    sd_error err = { "" };
+    sd_status st = sd_counts_load(path, o, &c, &err);
+    unlink(path);
+    ck_assert_msg(st == SD_EINVAL, "accepted:\n%s\n(status %d)", text, (int)st);
+    ck_assert_msg(memcmp(&c, &sentinel, sizeof c) == 0, "*out written on failure: %s", err.msg);
+    if (line > 0)
+        snprintf(head, sizeof head, "%s:%zu: ", path, line);
+    else
+        snprintf(head, sizeof head, "%s: ", path);
+    ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "message '%s' does not start with '%s'", err.msg, head);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' does not say '%s'", err.msg, want);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
+}
+
+/* ---- the tables ---------------------------------------------------------------------------- */
+
+START_TEST(format_names)
+{
+    const char *const *f = sd_counts_formats();
+    static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram" };
+    for (size_t i = 0; i < 6; i++)
+        ck_assert_str_eq(f[i], want[i]);
+    ck_assert_ptr_null(f[6]);
+}
+END_TEST
+
+/* ---- Prometheus ----------------------------------------------------------------------------- */
+
+START_TEST(prometheus_two_engines)
+{
+    sd_counts c = load_ok(fixture("counters-two-engines.prom"), NULL);
+    const double pos[3] = { 960, 680, 400 };
+    ck_assert_str_eq(c.format, "prometheus");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 1);
+    ck_assert_int_eq(c.reached_assumed, 0);
+    expect_counts(&c, 3, 1400, 4200, 2040, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Summed 2 series"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "engine=\"1\""));
+
+    /* one engine by its model name, plain and quoted */
+    const double pos0[3] = { 700, 500, 300 }, pos1[3] = { 260, 180, 100 };
+    sd_counts_options o = { .select = "model_name=meta-llama/Llama-3.1-8B-Instruct" };
+    c = load_ok(fixture("counters-two-engines.prom"), &o);
+    expect_counts(&c, 3, 1000, 3000, 1500, pos0, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Selected"));
+    o.select = "model_name=\"meta-llama/Llama-3.1-8B-Instruct\"";
+    c = load_ok(fixture("counters-two-engines.prom"), &o);
+    expect_counts(&c, 3, 1000, 3000, 1500, pos0, NULL);
+    /* the escaped label value, as decoded: a quote, a backslash and a line feed */
+    o.select = "model_name=weird \"quoted\" \\ name\n";
+    c = load_ok(fixture("counters-two-engines.prom"), &o);
+    expect_counts(&c, 3, 400, 1200, 540, pos1, NULL);
+    ck_assert_msg(strchr(c.notes, '\n') == NULL, "a line feed reached the notes");
+    o.select = "engine=1";
+    c = load_ok(fixture("counters-two-engines.prom"), &o);
+    expect_counts(&c, 3, 400, 1200, 540, pos1, NULL);
+    /* named explicitly, with the gamma it has */
+    sd_counts_options named = { .format = "prometheus", .gamma = 3 };
+    c = load_ok(fixture("counters-two-engines.prom"), &named);
+    expect_counts(&c, 3, 1400, 4200, 2040, pos, NULL);
+}
+END_TEST
+
+START_TEST(prometheus_since)
+{
+    char early[4096];
+    snprintf(early, sizeof early, "%s", fixture("counters-since-early.prom"));
+    sd_counts_options o = { .since = early };
+    sd_counts c = load_ok(fixture("counters-two-engines.prom"), &o);
+    const double pos[3] = { 680, 480, 280 };
+    expect_counts(&c, 3, 1000, 3000, 1440, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "increase since the earlier scrape"));
+
+    /* the same with a select: engine 0 only */
+    o.select = "engine=0";
+    c = load_ok(fixture("counters-two-engines.prom"), &o);
+    const double pos0[3] = { 420, 300, 180 };
+    expect_counts(&c, 3, 600, 1800, 900, pos0, NULL);
+
+    /* a counter that decreased: a restart */
+    char restart[4096], later[4096];
+    snprintf(restart, sizeof restart, "%s", fixture("counters-since-restart.prom"));
+    snprintf(later, sizeof later, "%s", fixture("counters-two-engines.prom"));
+    sd_counts_options r = { .since = restart };
+    sd_error err;
+    ck_assert_int_eq(sd_counts_load(later, &r, &c, &err), SD_EINVAL);
+    char head[4200];
+    snprintf(head, sizeof head, "%s:24: counter vllm:spec_decode_num_drafts{", later);
+    ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "%s", err.msg);
+    ck_assert_ptr_nonnull(strstr(err.msg, "decreased between scrapes"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
+
+    /* the scrapes swapped: engine 1 vanished */
+    sd_counts_options w = { .since = later };
+    ck_assert_int_eq(sd_counts_load(early, &w, &c, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, early, strlen(early)) == 0, "%s", err.msg);
+    ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
+}
+END_TEST
+
+/* The corners of the exposition syntax the format allows. */
+START_TEST(prometheus_syntax)
+{
+    const char *text = "# TYPE \"vllm:spec_decode_num_drafts_total\" counter\r\n"
+                       "{\"vllm:spec_decode_num_drafts_total\", engine = \"0\" , } 10\r\n"
+                       "  vllm:spec_decode_num_draft_tokens_total{engine=\"0\",} 20 -1\n"
+                       "vllm:spec_decode_num_accepted_tokens_total{\"engine\"=\"0\"}9\n"
+                       "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\",engine=\"0\"}\t3.0e0\n"
+                       "vllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"0\",position=\"0\"} 6\n"
+                       "other_metric{x=\"}{,=\\\\\"} -inf\nother_metric2 Infinity\nother_metric3 .5\n";
+    const char *path = write_temp(text);
+    sd_counts c = load_ok(path, NULL);
+    unlink(path);
+    const double pos[2] = { 6, 3 };
+    expect_counts(&c, 2, 10, 20, 9, pos, NULL);
+}
+END_TEST
+
+/* ---- the logs -------------------------------------------------------------------------------- */
+
+START_TEST(vllm_v1_log)
+{
+    sd_counts c = load_ok(fixture("counters-vllm-v1.log"), NULL);
+    const double pos[3] = { 250, 140, 61 };
+    ck_assert_str_eq(c.format, "vllm-v1");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 1);
+    expect_counts(&c, 3, 387, 1150, 451, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Summed 3"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "shorter"));
+}
+END_TEST
+
+/* How drafts are derived from what a line prints. */
+START_TEST(vllm_v1_derivation)
+{
+    /* the oldest line: no mean length, no rates -- drafts = Drafted / gamma, when given */
+    const char *oldest = "x SpecDecoding metrics: Draft acceptance rate: 55.0%, Accepted: 110 tokens, Drafted: 200 "
+                         "tokens\n";
+    expect_fail_at(oldest, NULL, 1, "give gamma");
+    sd_counts_options g4 = { .gamma = 4 };
+    const char *path = write_temp(oldest);
+    sd_counts c = load_ok(path, &g4);
+    unlink(path);
+    expect_counts(&c, 4, 50, 200, 110, NULL, NULL);
+    ck_assert_int_eq(c.has_positions, 0);
+
+    /* 1000 drafts of 4: the rounded mean length alone allows 998..1002; the
+     * rates rule all but 1000 out, so it is derived, not assumed */
+    const char *many = "SpecDecoding metrics: Mean acceptance length: 2.30, Accepted: 1300 tokens, Drafted: 4000 tokens, "
+                       "Per-position acceptance rate: 0.700, 0.400, 0.150, 0.050, Avg Draft acceptance rate: 32.5%\n";
+    path = write_temp(many);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double pos[4] = { 700, 400, 150, 50 };
+    expect_counts(&c, 4, 1000, 4000, 1300, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "the only whole number"));
+
+    /* 20000 drafts: the printed rates fit several numbers of drafts; Drafted / 4 is taken and said */
+    const char *big = "SpecDecoding metrics: Mean acceptance length: 2.30, Accepted: 26000 tokens, Drafted: 80000 "
+                      "tokens, Per-position acceptance rate: 0.700, 0.400, 0.150, 0.050\n";
+    path = write_temp(big);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double posb[4] = { 14000, 8000, 3000, 1000 };
+    expect_counts(&c, 4, 20000, 80000, 26000, posb, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "drafts = drafted tokens / 4"));
+
+    /* rates that cannot come from whole counts with Accepted 33 */
+    expect_fail_at("SpecDecoding metrics: Mean acceptance length: 1.89, Accepted: 33 tokens, Drafted: 100 tokens, "
+                   "Per-position acceptance rate: 0.541, 0.343, 0.108\n",
+                   NULL, 1, "no whole number of drafts");
+}
+END_TEST
+
+START_TEST(vllm_v0_log)
+{
+    sd_counts c = load_ok(fixture("counters-vllm-v0.log"), NULL);
+    ck_assert_str_eq(c.format, "vllm-v0");
+    ck_assert_int_eq(c.kind, SD_COUNTS_ANY);
+    ck_assert_int_eq(c.has_positions, 0);
+    expect_counts(&c, 4, 140, 560, 250, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "of each of 2 runs"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "kind any"));
+}
+END_TEST
+
+START_TEST(llama_log)
+{
+    /* requests of 10 and 7 drafts of at most 4 tokens, 31 and 20 drafted */
+    sd_counts c = load_ok(fixture("counters-llama.log"), NULL);
+    const double pos[4] = { 13, 10, 5, 3 }, reached[4] = { 17, 17, 14, 3 };
+    ck_assert_str_eq(c.format, "llama.cpp");
+    ck_assert_int_eq(c.has_positions, 1);
+    ck_assert_int_eq(c.reached_assumed, 1);
+    expect_counts(&c, 4, 17, 51, 31, pos, reached);
+    ck_assert_ptr_nonnull(strstr(c.notes, "censored"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "'statistics' lines were not used"));
+    double sum = 0;
+    for (size_t i = 0; i < c.gamma; i++)
+        sum += c.reached[i];
+    ck_assert_double_eq(sum, c.draft_tokens); /* every drafted token at some position */
+
+    /* only the cumulative statistics lines, with a restart: 17 + 5 drafts */
+    c = load_ok(fixture("counters-llama-stats.log"), NULL);
+    const double spos[4] = { 17, 13, 7, 4 }, sreached[4] = { 22, 22, 19, 8 };
+    expect_counts(&c, 4, 22, 71, 41, spos, sreached);
+    ck_assert_ptr_nonnull(strstr(c.notes, "2 implementation runs"));
+}
+END_TEST
+
+START_TEST(llama_without_rates)
+{
+    /* default verbosity: no rates; 7 drafts, 20 tokens: gamma = 3, reached as equal as can be */
+    const char *one = "slot print_timing: id  0 | task 40 | draft acceptance = 0.55000 (   11 accepted /    20 "
+                      "generated), mean len =  2.57\n";
+    const char *path = write_temp(one);
+    sd_counts c = load_ok(path, NULL);
+    unlink(path);
+    const double reached[3] = { 7, 7, 6 };
+    ck_assert_int_eq(c.has_positions, 0);
+    expect_counts(&c, 3, 7, 20, 11, NULL, reached);
+    /* with the draft length given */
+    sd_counts_options g4 = { .gamma = 4 };
+    path = write_temp(one);
+    c = load_ok(path, &g4);
+    unlink(path);
+    const double reached4[4] = { 7, 7, 6, 0 };
+    expect_counts(&c, 4, 7, 20, 11, NULL, reached4);
+    /* the oldest line gives no drafts at all */
+    expect_fail_at("slot print_timing: id  0 | task 2 | \ndraft acceptance rate = 0.57576 (  171 accepted /   297 "
+                   "generated)\n",
+                   NULL, 2, "no mean acceptance length");
+}
+END_TEST
+
+/* ---- TSV ------------------------------------------------------------------------------------- */
+
+START_TEST(tsv_shapes)
+{
+    sd_counts c = load_ok(fixture("counters-positions.tsv"), NULL);
+    const double pos[3] = { 230, 131, 57 };
+    ck_assert_str_eq(c.format, "tsv");
+    expect_counts(&c, 3, 350, 1050, 418, pos, NULL);
+
+    sd_counts_options g4 = { .gamma = 4 };
+    c = load_ok(fixture("counters-histogram.tsv"), &g4);
+    const double hpos[4] = { 70, 45, 25, 10 };
+    ck_assert_str_eq(c.format, "histogram");
+    expect_counts(&c, 4, 100, 400, 150, hpos, NULL);
+
+    /* optional columns */
+    const char *path = write_temp("gamma\tdrafts\taccepted_2\taccepted_1\tdraft_tokens\taccepted_tokens\n"
+                                  "2\t10\t3\t6\t15\t9\n");
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double p2[2] = { 6, 3 };
+    expect_counts(&c, 2, 10, 15, 9, p2, NULL);
+}
+END_TEST
+
+/* ---- the writer ------------------------------------------------------------------------------ */
+
+static void round_trip(const char *name, const sd_counts_options *o)
+{
+    sd_counts c = load_ok(fixture(name), o), back;
+    char path[] = "/tmp/specdec-counters-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    sd_error err = { "" };
+    ck_assert_msg(sd_counts_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
+    fclose(f);
+    back = load_ok(path, NULL);
+    unlink(path);
+    ck_assert_str_eq(back.format, "prometheus");
+    ck_assert_int_eq(back.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(back.has_positions, 1);
+    expect_counts(&back, c.gamma, c.drafts, c.draft_tokens, c.accepted_tokens, c.accepted_at, NULL);
+}
+
+START_TEST(writer_round_trip)
+{
+    sd_counts_options g4 = { .gamma = 4 };
+    round_trip("counters-two-engines.prom", NULL);
+    round_trip("counters-vllm-v1.log", NULL);
+    round_trip("counters-llama.log", NULL);
+    round_trip("counters-positions.tsv", NULL);
+    round_trip("counters-histogram.tsv", &g4);
+
+    /* what vLLM's counters cannot hold: nothing is written */
+    sd_counts v0 = load_ok(fixture("counters-vllm-v0.log"), NULL), bad;
+    char buf[64] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    sd_error err;
+    ck_assert_int_eq(sd_counts_write_prometheus(&v0, f, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "kind any"));
+    bad = load_ok(fixture("counters-positions.tsv"), NULL);
+    bad.accepted_at[2] = bad.accepted_at[1] + 1;
+    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    bad.accepted_at[2] = 57, bad.drafts = 0.5;
+    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    bad.drafts = 350, bad.gamma = 0;
+    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    fflush(f);
+    ck_assert_int_eq(ftell(f), 0);
+    fclose(f);
+
+    /* a format name with a line feed stays in its comment line */
+    sd_counts odd = load_ok(fixture("counters-positions.tsv"), NULL);
+    snprintf(odd.format, sizeof odd.format, "x\nvllm:spec_decode_num_drafts 5");
+    char path[] = "/tmp/specdec-counters-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    f = fdopen(fd, "w");
+    ck_assert_int_eq(sd_counts_write_prometheus(&odd, f, &err), SD_OK);
+    fclose(f);
+    sd_counts back = load_ok(path, NULL);
+    unlink(path);
+    ck_assert_double_eq(back.drafts, 350);
+}
+END_TEST
+
+/* ---- bad input: one line naming the file (and line) ------------------------------------------ */
+
+#define PROM_OK_TAIL                                                                                                  \
+    "vllm:spec_decode_num_draft_tokens_total 20\nvllm:spec_decode_num_accepted_tokens_total 9\n"                      \
+    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 6\n"                                          \
+    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 3\n"
+
+START_TEST(bad_prometheus)
+{
+    expect_fail_at("# TYPE x gauge\nx 1\nvllm:spec_decode_num_drafts_total{engine=\"0\" 10\n" PROM_OK_TAIL, NULL, 3,
+                   "malformed exposition line");
+    expect_fail_at("# TYPE x gauge\nx{a=\"\\x\"} 1\n", NULL, 2, "malformed exposition line");
+    expect_fail_at("# TYPE x gauge\nx{a=\"b\"} one\n", NULL, 2, "not a number");
+    expect_fail_at("# TYPE x gauge\nx 1 2 3\n", NULL, 2, "timestamp");
+    expect_fail_at("# TYPE vllm:spec_decode_num_drafts_total gauge\n", NULL, 1, "is declared a gauge");
+    expect_fail_at("# HELP x \\t\n", NULL, 1, "HELP");
+    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "missing counters: vllm:spec_decode_num_drafts, "
+                                                    "vllm:spec_decode_num_draft_tokens");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", NULL, 0,
+                   "missing counters: vllm:spec_decode_num_draft_tokens, vllm:spec_decode_num_accepted_tokens, "
+                   "vllm:spec_decode_num_accepted_tokens_per_pos");
+    expect_fail_at("vllm:spec_decode_num_drafts_total NaN\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
+    expect_fail_at("vllm:spec_decode_num_drafts_total -10\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10.5\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
+    expect_fail_at("vllm:spec_decode_num_drafts_total +Inf\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 20\n"
+                   "vllm:spec_decode_num_accepted_tokens_total 9\n"
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 3\n"
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 6\n",
+                   NULL, 5, "rises");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 0\nvllm:spec_decode_num_draft_tokens_total 0\n"
+                   "vllm:spec_decode_num_accepted_tokens_total 0\n"
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 0\n",
+                   NULL, 0, "zero drafts");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n" PROM_OK_TAIL
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"64\"} 0\n",
+                   NULL, 6, "gamma beyond 64");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n" PROM_OK_TAIL "vllm:spec_decode_num_drafts 10\n", NULL, 6,
+                   "the same series again (first on line 1)");
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 20\n"
+                   "vllm:spec_decode_num_accepted_tokens_total 12\n"
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 6\n"
+                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 3\n",
+                   NULL, 0, "12 accepted tokens, but the per-position counts sum to 9");
+    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n" PROM_OK_TAIL, NULL, 1,
+                   "has no vllm:spec_decode_num_draft_tokens");
+    sd_counts_options sel = { .select = "engine=7" };
+    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0, "missing counters with engine=7");
+    sd_counts_options bad_sel = { .select = "engine" };
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", &bad_sel, 0, "expected label=value");
+}
+END_TEST
+
+START_TEST(bad_logs)
+{
+    const char *v1 = "SpecDecoding metrics: Mean acceptance length: 2.02, Accepted: 102 tokens, Drafted: 300 tokens, "
+                     "Per-position acceptance rate: ";
+    char line[600];
+    expect_fail_at("hello\nSpecDecoding metrics: Accepted: x tokens, Drafted: 300 tokens\n", NULL, 2,
+                   "cannot read Accepted");
+    expect_fail_at("SpecDecoding metrics: Drafted: 300 tokens\n", NULL, 1, "without 'Accepted: N tokens'");
+    snprintf(line, sizeof line, "%s0.300, 0.600, 0.120\n", v1);
+    expect_fail_at(line, NULL, 1, "rises");
+    snprintf(line, sizeof line, "%s-0.600, 0.300, 0.120\n", v1);
+    expect_fail_at(line, NULL, 1, "cannot read");
+    expect_fail_at("SpecDecoding metrics: Draft acceptance rate: 50.0%, Mean acceptance length: 2.02, Accepted: 102 "
+                   "tokens, Drafted: 300 tokens\n",
+                   NULL, 1, "is not Accepted / Drafted");
+    char many[1200];
+    int n = snprintf(many, sizeof many, "SpecDecoding metrics: Accepted: 0 tokens, Drafted: 65 tokens, "
+                                        "Per-position acceptance rate: 0.000");
+    for (int i = 1; i < 65; i++)
+        n += snprintf(many + n, sizeof many - (size_t)n, ", 0.000");
+    snprintf(many + n, sizeof many - (size_t)n, "\n");
+    expect_fail_at(many, NULL, 1, "gamma beyond 64");
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.5, Number of speculative tokens: 3, Number of "
+                   "accepted tokens: 5, Number of draft tokens: 10, Number of emitted tokens: 9.\n",
+                   NULL, 1, "a multiple of 3");
+    expect_fail_at("Speculative metrics: Number of speculative tokens: 65, Number of accepted tokens: 5, Number of draft "
+                   "tokens: 65.\n",
+                   NULL, 1, "gamma must be in [1, 64]");
+    expect_fail_at("Speculative metrics: Number of speculative tokens: 4, Number of accepted tokens: -5, Number of draft "
+                   "tokens: 8.\n",
+                   NULL, 1, "cannot read Number of accepted tokens");
+    expect_fail_at("a\nb\ndraft acceptance = 0.5 (1 accepted of 2 generated)\n", NULL, 3, "expected '= RATE");
+    expect_fail_at("draft acceptance = 0.9 (1 accepted / 2 generated), mean len = 1.50\n", NULL, 1,
+                   "rate = accepted / generated");
+    expect_fail_at("x\n     acc per pos = (0.500)\n", NULL, 2, "without its 'draft acceptance' line");
+    expect_fail_at("statistics draft: #calls(b,g,a) = 1 2, #gen drafts = 2, #acc drafts = 1, #gen tokens = 4, #acc "
+                   "tokens = 1\n",
+                   NULL, 1, "cannot read '#calls(b,g,a)");
+    expect_fail_at("SpecDecoding metrics: Accepted: 1 tokens, Drafted: 3 tokens\nSpeculative metrics: Number of "
+                   "speculative tokens: 3, Number of accepted tokens: 1, Number of draft tokens: 3.\n",
+                   NULL, 0, "holds both vllm-v1 and vllm-v0 lines");
+}
+END_TEST
+
+START_TEST(bad_tsv_and_options)
+{
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\tnan\t3\n", NULL, 2, "drafts");
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\t-4\t3\n", NULL, 2, "is outside");
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\t4.5\t3\n", NULL, 2, "not a whole number");
+    expect_fail_at("# comment\ngamma\tdrafts\taccepted_1\taccepted_2\n2\t10\t3\t4\n", NULL, 3, "cannot rise");
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\t0\t0\n", NULL, 0, "zero drafts");
+    expect_fail_at("gamma\tdrafts\taccepted_1\n65\t10\t3\n", NULL, 2, "gamma");
+    expect_fail_at("gamma\tdrafts\taccepted_65\n65\t10\t3\n", NULL, 0, "gamma beyond 64");
+    expect_fail_at("gamma\tdrafts\taccepted_1\tmodel\n1\t10\t3\tx\n", NULL, 0, "column 'model' is unknown");
+    sd_counts_options g3 = { .gamma = 3 };
+    expect_fail_at("accepted\tcount\n0\t5\n4\t1\n", &g3, 3, "accepted 4 exceeds gamma 3");
+    expect_fail_at("accepted\tcount\n0\t5\n", NULL, 0, "needs gamma");
+    expect_fail_at("nothing to see\nhere\n", NULL, 0, "no speculative-decoding counts found");
+    expect_fail_at("", NULL, 0, "no speculative-decoding counts found");
+    sd_counts_options g65 = { .gamma = 65 };
+    expect_fail_at("accepted\tcount\n0\t5\n", &g65, 0, "gamma 65 is beyond 64");
+    sd_counts_options fmt = { .format = "vllm" };
+    expect_fail_at("accepted\tcount\n0\t5\n", &fmt, 0, "unknown format 'vllm'; expected one of prometheus");
+    sd_counts_options since = { .since = "/dev/null" };
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\t10\t3\n", &since, 0, "apply to a Prometheus scrape");
+    sd_counts_options g2 = { .gamma = 2 };
+    expect_fail_at("gamma\tdrafts\taccepted_1\n1\t10\t3\n", &g2, 0, "gamma 2 was given");
+
+    sd_counts c, sentinel;
+    memset(&c, 0x5a, sizeof c);
+    sentinel = c;
+    sd_error err;
+    ck_assert_int_eq(sd_counts_load("/nonexistent/counts.prom", NULL, &c, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "/nonexistent/counts.prom: cannot open: No such file or directory");
+    ck_assert_int_eq(memcmp(&c, &sentinel, sizeof c), 0);
+}
+END_TEST
+
+Suite *counters_suite(void)
+{
+    Suite *s = suite_create("counters");
+    TCase *tc = tcase_create("counters");
+    tcase_add_test(tc, format_names);
+    tcase_add_test(tc, prometheus_two_engines);
+    tcase_add_test(tc, prometheus_since);
+    tcase_add_test(tc, prometheus_syntax);
+    tcase_add_test(tc, vllm_v1_log);
+    tcase_add_test(tc, vllm_v1_derivation);
+    tcase_add_test(tc, vllm_v0_log);
+    tcase_add_test(tc, llama_log);
+    tcase_add_test(tc, llama_without_rates);
+    tcase_add_test(tc, tsv_shapes);
+    tcase_add_test(tc, writer_round_trip);
+    tcase_add_test(tc, bad_prometheus);
+    tcase_add_test(tc, bad_logs);
+    tcase_add_test(tc, bad_tsv_and_options);
+    suite_add_tcase(s, tc);
+    return s;
+}
