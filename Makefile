@@ -73,8 +73,8 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: unit, CLI and install tests, then unit and CLI tests again under ASan+UBSan
-check: test-unit test-cli test-install
+## check: unit, CLI, install and short fuzz tests, then unit and CLI tests again under ASan+UBSan
+check: test-unit test-cli test-install test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
 
 ## test-unit: the Check runner, one suite per library module
