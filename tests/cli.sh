@@ -41,6 +41,8 @@ printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t0\t80\n' > "$T/hw-bad.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
 printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t1e300\t2\t80\n' > "$T/hw-huge.tsv"
+# a vocabulary of 10^6 tokens (sample once searched ranks in O(V^2))
+awk 'BEGIN { for (i = 0; i < 1000000; i++) print 0.000001 }' > "$T/million.txt"
 F=$ROOT/tests/fixtures
 # the engine's counters in vLLM's exposition format, for the fit round trip
 "$SPECDEC" simulate --vocab 200 --alpha 0.7 --gamma 5 --tokens 200000 --export-prometheus "$T/engine.prom" > /dev/null
@@ -130,8 +132,11 @@ while read -r fig; do
         fi
         [ -z "$why" ] || break
     done
-    for want in 'size 1200,800' 'font "DejaVu Sans,16"' 'set title "' 'set xlabel "' 'set ylabel "' "\"$fig.dat\""; do
+    for want in 'size 1200,800' 'font "DejaVu Sans,16"' "\"$fig.dat\""; do
         [ -n "$why" ] || grep -Fq -- "$want" "$gp" || why="no '$want'"
+    done
+    for want in title xlabel ylabel; do # the preamble always writes them: they must say something
+        [ -n "$why" ] || grep -Eq "^set $want \".{3,}\"|^unset $want\$" "$gp" || why="an empty $want"
     done
     [ -n "$why" ] || grep -Eq 'title "|set cblabel' "$gp" || why="no legend (title \" or set cblabel)"
     [ -n "$why" ] || [ "$(head -c 10 "$T/scripts/$fig.dat")" = "# specdec " ] || why="$fig.dat lacks its comment line"

@@ -113,6 +113,29 @@ START_TEST(nan_is_refused)
 }
 END_TEST
 
+/* Issue 10: text cells were cut at 511 bytes, splitting a UTF-8 character;
+ * every format now prints them whole. */
+START_TEST(long_text_cells_are_whole)
+{
+    static const char *const cols[] = { "name" };
+    char text[1400] = "";
+    for (int i = 0; i < 300; i++)
+        strcat(text, "γα"); /* 4 bytes each: 1200 bytes of two-byte characters */
+    sd_table *t = sd_table_alloc(1, cols);
+    ck_assert_int_eq(sd_table_add(t, &(sd_cell){ SD_CELL_TEXT, { .s = text } }, NULL), SD_OK);
+    for (int fmt = SD_FORMAT_TEXT; fmt <= SD_FORMAT_MARKDOWN; fmt++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&buf, &len);
+        ck_assert_int_eq(sd_format_write(t, (sd_format)fmt, out, NULL), SD_OK);
+        fclose(out);
+        ck_assert_msg(strstr(buf, text) != NULL, "format %d cut the cell", fmt);
+        free(buf);
+    }
+    sd_table_free(t);
+}
+END_TEST
+
 START_TEST(format_names)
 {
     sd_format f;
@@ -134,6 +157,7 @@ Suite *format_suite(void)
     tcase_add_test(tc, readable_rounding);
     tcase_add_test(tc, nan_is_refused);
     tcase_add_test(tc, format_names);
+    tcase_add_test(tc, long_text_cells_are_whole);
     suite_add_tcase(s, tc);
     return s;
 }
