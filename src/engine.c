@@ -214,6 +214,8 @@ size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd
 static size_t iterate_chain(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, sd_step *w)
 {
     size_t n = sd_step_run(cfg->model, cfg->verifier, w, &seq->prefix, r) - 1, g = w->drafted;
+    if (n > g) /* a rule that accepts more drafts than were made is broken: no token counts */
+        return 0;
     sd_engine_stats *s = rec->s;
     s->draft_calls += g;
     s->target_calls++;
@@ -364,7 +366,8 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
     w->sh->chunk_beta[k] = rec.beta_sum;
     return;
 no_token:
-    w->st = sd_fail(&w->err, SD_EFAIL, "engine: an iteration emitted no token (chunk %zu); the rule is broken", k);
+    w->st = sd_fail(&w->err, SD_EFAIL, "engine: an iteration emitted no valid tokens (chunk %zu): the verification "
+                    "rule accepted more drafts than were made", k);
     atomic_store(&w->sh->failed, 1);
 }
 

@@ -1,6 +1,7 @@
 /* test_engine.c -- the engine against exact distributions on small
  * vocabularies, determinism across threads, and the validate table. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,6 +366,44 @@ START_TEST(degenerate_models)
 }
 END_TEST
 
+/* A broken rule: token-wise adjusted verification, except that from its
+ * 6000th block on it claims one more accepted draft than was made. */
+static atomic_int broken_calls;
+
+static size_t broken_block(const sd_block *b, gsl_rng *r, uint32_t *last)
+{
+    if (atomic_fetch_add(&broken_calls, 1) >= 6000)
+        return b->gamma + 1;
+    return sd_verify_block(sd_verify_find("adjusted"), b, r, last);
+}
+
+static void count_progress(void *arg, double fraction, double seconds)
+{
+    (void)fraction, (void)seconds;
+    ++*(int *)arg;
+}
+
+/* Issue 10: an iteration with no valid token count looped forever, and a
+ * failing worker left the progress wait hanging.  Now the run stops, on
+ * every thread, with SD_EFAIL naming the broken rule. */
+START_TEST(broken_rule_fails_instead_of_hanging)
+{
+    sd_verifier broken = *sd_verify_find("block");
+    broken.block = broken_block;
+    sd_model *m = small_model();
+    int calls = 0;
+    sd_engine_config ec = sd_engine_defaults();
+    ec.model = m, ec.verifier = &broken, ec.gamma = 3, ec.tokens = 2000000, ec.threads = 2;
+    ec.progress = count_progress, ec.progress_arg = &calls;
+    atomic_store(&broken_calls, 0);
+    sd_engine_stats s;
+    sd_error err;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_EFAIL); /* the pilot chunk passed: threads were running */
+    ck_assert_ptr_nonnull(strstr(err.msg, "accepted more drafts than were made"));
+    sd_model_free(m); /* and it returned: with a progress callback the wait once never ended */
+}
+END_TEST
+
 START_TEST(validate_quick_passes)
 {
     sd_validate_config cfg = sd_validate_defaults();
@@ -407,6 +446,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, block_and_multi_draft_are_lossless);
     tcase_add_test(tc, block_reference_pair);
     tcase_add_test(tc, adaptive_policies);
+    tcase_add_test(tc, broken_rule_fails_instead_of_hanging);
     suite_add_tcase(s, tc);
     return s;
 }
