@@ -395,6 +395,7 @@ static void *work(void *arg)
         w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
     else
         w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err);
+    int have_step = w->st == SD_OK;
     if (w->st != SD_OK)
         atomic_store(&w->sh->failed, 1);
     while (w->st == SD_OK && !atomic_load(&w->sh->failed)) { /* claim a chunk only when able to run it */
@@ -404,7 +405,7 @@ static void *work(void *arg)
         run_chunk(w, k, r, &step);
         atomic_fetch_add(&w->sh->chunks_done, 1);
     }
-    if (w->st == SD_OK)
+    if (have_step) /* also when a chunk failed after it */
         sd_step_free(&step);
     gsl_rng_free(r);
     return NULL;
