@@ -18,7 +18,7 @@ _specdec_model_options="--family --vocab --alpha --noise --regime --concentratio
 _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit"
 
 # Options that take no value; every other option takes one.
-_specdec_flags="--help --quick --schedule --list-models --list-hardware"
+_specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware"
 
 _specdec_options()
 {
@@ -34,7 +34,7 @@ _specdec_options()
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --format --help" ;;
     validate) echo "--quick --only --seed --threads --format --help" ;;
-    roofline) echo "--target --draft --hardware --alpha --acceptance --batch --context --gamma --eta-flops --eta-bw --overhead --devices --schedule --list-models --list-hardware --models-file --hardware-file --format --help" ;;
+    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --eta-flops --eta-bw --overhead --calibration --breakdown --schedule --calibrate --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --help" ;;
     esac
 }
@@ -161,13 +161,20 @@ _specdec()
     --input-format)
         _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram"
         return 0 ;;
-    --target | --draft)
+    --target)
         _specdec_reply "$(_specdec_presets --list-models)"
+        return 0 ;;
+    --draft)
+        _specdec_reply "same $(_specdec_presets --list-models)"
+        return 0 ;;
+    --granularity)
+        _specdec_reply "operator pass"
         return 0 ;;
     --hardware)
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
-    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input)
+    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input | \
+        --alpha-by-context | --calibrate | --save-calibration | --calibration)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)

@@ -15,7 +15,9 @@
  *   specdec/synth.h     synthetic target/draft models and the context bank
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
- *   specdec/cost.h      the batch-aware roofline cost model and its presets
+ *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
+ *   specdec/cost.h      the roofline cost model, operator by operator or per pass
+ *   specdec/calibrate.h the cost model fitted to measured step times
  *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
  *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
  *   specdec/figure.h    the data behind each figure, as tables
@@ -68,7 +70,9 @@
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "specdec/engine.h"
+#include "specdec/presets.h"
 #include "specdec/cost.h"
+#include "specdec/calibrate.h"
 #include "specdec/counters.h"
 #include "specdec/fit.h"
 #include "specdec/figure.h"

@@ -1,4 +1,4 @@
-/* cost.c -- the roofline cost model and its preset loaders (see cost.h). */
+/* cost.c -- the roofline cost model, operator by operator or per pass (see cost.h). */
 #include "specdec/cost.h"
 
 #include <math.h>
@@ -6,87 +6,208 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "specdec/data.h"
-#include "specdec/parse.h"
+#include <gsl/gsl_interp.h>
+
 #include "specdec/theory.h"
+#include "internal.h"
 
 sd_cost_params sd_cost_defaults(void)
 {
-    return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .devices = 1.0 };
+    return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .tp = 1.0,
+                             .granularity = SD_GRANULARITY_OPERATOR };
+}
+
+sd_roofline_request sd_roofline_defaults(void)
+{
+    return (sd_roofline_request){ .params = sd_cost_defaults(), .draft_params = sd_cost_defaults(), .alpha = NAN };
 }
 
 double sd_cost_kv_per_token(const sd_model_spec *m)
 {
-    return 2.0 * m->layers * m->kv_heads * m->head_dim * m->kv_bytes;
+    return 2.0 * m->layers * m->kv_heads * m->head_dim * sd_dtype_bytes(m->kv);
 }
 
-/* Parameters a pass over `tokens` tokens reads (all of a dense model; for
- * experts the shared part and the expected distinct experts). */
+/* u(M) = 1 - (1 - k/E)^M: the expected share of experts M tokens touch (1 when dense). */
+static double experts_touched(const sd_model_spec *m, double tokens)
+{
+    if (m->experts <= 1.0 || m->experts_active >= m->experts)
+        return 1.0;
+    return -expm1(tokens * log1p(-m->experts_active / m->experts));
+}
+
+/* One operator's roofline time, into op. */
+static void roof(sd_cost_op *op, const char *name, double count, double flops, double bytes, double peak,
+                 const sd_hardware *h, const sd_cost_params *cp)
+{
+    double tc = count * flops / (cp->eta_flops * peak), tm = count * bytes / (cp->eta_bw * h->bandwidth);
+    *op = (sd_cost_op){ .name = name, .count = count, .flops = count * flops, .bytes = count * bytes,
+                        .seconds = fmax(tc, tm), .compute_bound = tc > tm };
+}
+
+/* The two all-reduces per layer of M d activations, as rings over N GPUs. */
+static double all_reduce_seconds(const sd_model_spec *m, const sd_hardware *h, double tp, double tokens, double *bytes)
+{
+    *bytes = 0.0;
+    if (tp <= 1.0)
+        return 0.0;
+    double ring = tokens * m->d_model * sd_dtype_bytes(m->act);
+    *bytes = 2.0 * m->layers * 2.0 * (tp - 1.0) / tp * ring;
+    return 2.0 * m->layers * (2.0 * (tp - 1.0) / tp * ring / h->link_bandwidth + tp * h->link_latency);
+}
+
+/* The operators of one layer, then embedding and LM head (cost.h). */
+static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double B, double T,
+                           double S, sd_cost_op *ops)
+{
+    const double N = cp->tp, M = B * T, d = m->d_model, hd = m->head_dim, L = m->layers;
+    const double Hq = m->heads / N, Hk = fmax(m->kv_heads / N, 1.0), f = m->d_ff / N;
+    const double bw = sd_dtype_bytes(m->weight), bkv = sd_dtype_bytes(m->kv), ba = sd_dtype_bytes(m->act);
+    const double E = m->experts, k = m->experts_active, qkv = (Hq + 2.0 * Hk) * hd;
+    const double Fc = h->flops[m->compute], Fa = h->flops[m->act];
+    size_t n = 0;
+    roof(&ops[n++], "embedding", 1, 0.0, M * d * bw / N + M * d * ba, Fa, h, cp);
+    roof(&ops[n++], "qkv_proj", L, 2 * M * d * qkv, d * qkv * bw + M * d * ba + M * qkv * ba, Fc, h, cp);
+    roof(&ops[n++], "attention", L, 4 * B * Hq * hd * T * (S + (T + 1) / 2),
+         2 * B * Hk * hd * (S + T) * bkv + 2 * M * Hq * hd * ba, Fa, h, cp);
+    roof(&ops[n++], "out_proj", L, 2 * M * Hq * hd * d, Hq * hd * d * bw + M * Hq * hd * ba + M * d * ba, Fc, h, cp);
+    if (E > 1.0)
+        roof(&ops[n++], "router", L, 2 * M * d * E, d * E * bw + M * d * ba + M * E * ba, Fc, h, cp);
+    roof(&ops[n++], "mlp", L, 6 * M * k * d * f, 3 * d * f * bw * E * experts_touched(m, M) + M * k * (2 * d + 3 * f) * ba,
+         Fc, h, cp);
+    roof(&ops[n++], "norm_act", L, 10 * M * d + 4 * M * k * f, 2 * d * bw + 10 * M * d * ba + 3 * M * k * f * ba, Fa, h,
+         cp);
+    roof(&ops[n++], "lm_head", 1, 4 * M * d + 2 * M * d * m->vocab / N, d * m->vocab * bw / N + M * d * ba +
+         M * m->vocab * ba / N, Fc, h, cp);
+    return n;
+}
+
+/* Parameters a pass over M tokens reads: all of a dense model; for experts
+ * the shared part and u(M) of the experts' part. */
 static double params_read(const sd_model_spec *m, double tokens)
 {
-    if (m->experts <= 1.0 || m->experts_active >= m->experts) /* dense, or every expert serves every token */
+    if (m->experts <= 1.0 || m->experts_active >= m->experts)
         return m->params_total;
     double share = m->experts_active / m->experts;
-    double shared = (m->params_active - share * m->params_total) / (1.0 - share);
-    if (shared < 0.0)
-        shared = 0.0;
-    double touched = -expm1(tokens * log1p(-share)); /* 1 - (1 - k/E)^tokens */
-    return shared + (m->params_total - shared) * touched;
+    double shared = fmax((m->params_active - share * m->params_total) / (1.0 - share), 0.0);
+    return shared + (m->params_total - shared) * experts_touched(m, tokens);
+}
+
+/* The whole pass as one roofline, tp GPUs ideal (cost.h). */
+static void pass_op(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double B, double T,
+                    double S, sd_cost_op *op)
+{
+    double tokens = B * T;
+    double flops = 2.0 * m->params_active * tokens + 4.0 * m->layers * m->heads * m->head_dim * tokens * (S + (T + 1.0) / 2.0);
+    double bytes = params_read(m, tokens) * sd_dtype_bytes(m->weight) + sd_cost_kv_per_token(m) * B * (S + T);
+    roof(op, "pass", 1, flops / cp->tp, bytes / cp->tp, h->flops[m->compute], h, cp); /* per GPU, N ideal */
+}
+
+size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+                         double n, double context, sd_cost_op *ops)
+{
+    size_t k;
+    if (cp->granularity == SD_GRANULARITY_PASS) {
+        pass_op(m, h, cp, batch, n, context, &ops[0]);
+        k = 1;
+    } else
+        k = operator_ops(m, h, cp, batch, n, context, ops);
+    double bytes, t = all_reduce_seconds(m, h, cp->tp, batch * n, &bytes);
+    if (cp->tp > 1.0)
+        ops[k++] = (sd_cost_op){ .name = "all_reduce", .count = 2.0 * m->layers, .bytes = bytes, .seconds = t };
+    ops[k++] = (sd_cost_op){ .name = "overhead", .count = 1, .seconds = cp->overhead };
+    return k;
 }
 
 double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                          double n, double context, int *compute_bound)
 {
-    double tokens = batch * n;
-    double flops = 2.0 * m->params_active * tokens +
-                   4.0 * m->layers * m->heads * m->head_dim * tokens * (context + (n + 1.0) / 2.0);
-    double bytes = params_read(m, tokens) * m->bytes_per_param + sd_cost_kv_per_token(m) * batch * (context + n);
-    double t_compute = flops / (cp->eta_flops * h->flops * cp->devices);
-    double t_memory = bytes / (cp->eta_bw * h->bandwidth * cp->devices);
+    sd_cost_op ops[SD_COST_MAX_OPS];
+    size_t k = sd_cost_breakdown(m, h, cp, batch, n, context, ops);
+    double total = 0.0, compute = 0.0, memory = 0.0;
+    for (size_t i = 0; i < k; i++) {
+        total += ops[i].seconds;
+        if (ops[i].flops > 0.0 || ops[i].bytes > 0.0)
+            *(ops[i].compute_bound ? &compute : &memory) += ops[i].seconds;
+    }
     if (compute_bound != NULL)
-        *compute_bound = t_compute > t_memory;
-    return fmax(t_compute, t_memory) + cp->overhead;
+        *compute_bound = compute > memory;
+    return total;
 }
 
-int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
-                 const sd_cost_params *cp, double batch, double context, double gamma)
+/* ---- the pair ------------------------------------------------------------------------- */
+
+double sd_cost_alpha_at(const sd_roofline_request *rq, double context)
 {
-    double tokens = batch * (context + gamma + 1.0);
-    double need = target->params_total * target->bytes_per_param + draft->params_total * draft->bytes_per_param +
-                  tokens * (sd_cost_kv_per_token(target) + sd_cost_kv_per_token(draft));
-    return need <= h->memory * cp->devices;
+    if (rq->acc != NULL)
+        return NAN;
+    if (rq->alpha_context == NULL)
+        return rq->alpha;
+    const double *x = rq->alpha_context, *y = rq->alpha_value;
+    size_t n = rq->nalpha;
+    if (!(context >= x[0] && context <= x[n - 1]))
+        return NAN;
+    gsl_interp *in = gsl_interp_alloc(gsl_interp_linear, n);
+    double a = NAN;
+    if (in != NULL && gsl_interp_init(in, x, y, n) == 0)
+        a = gsl_interp_eval(in, x, y, context, NULL);
+    gsl_interp_free(in);
+    return a;
+}
+
+/* The draft reads at most its window of the cache. */
+static double draft_context(const sd_roofline_request *rq, double context)
+{
+    return rq->draft_window > 0.0 ? fmin(context, rq->draft_window) : context;
+}
+
+int sd_cost_fits(const sd_roofline_request *rq, double batch, double context, double gamma)
+{
+    const sd_model_spec *t = rq->target, *d = rq->draft;
+    double weights = t->params_total * sd_dtype_bytes(t->weight);
+    if (d != t)
+        weights += d->params_total * sd_dtype_bytes(d->weight);
+    double kv = batch * ((context + gamma + 1.0) * sd_cost_kv_per_token(t) +
+                         draft_context(rq, context + gamma + 1.0) * sd_cost_kv_per_token(d));
+    return weights + kv <= rq->hardware->memory * rq->params.tp;
+}
+
+/* E(N) at draft length g and acceptance alpha (or the acc vector). */
+static double expected_tokens(const sd_roofline_request *rq, double alpha, double g)
+{
+    if (rq->acc != NULL)
+        return sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc);
+    return sd_theory_expected_tokens(alpha, g);
 }
 
 void sd_cost_roofline(const sd_roofline_request *rq, double batch, double context, sd_roofline_point *out)
 {
-    const sd_model_spec *target = rq->target, *draft = rq->draft;
+    const sd_model_spec *target = rq->target;
     const sd_hardware *h = rq->hardware;
     const sd_cost_params *cp = &rq->params;
     int cb;
     double t1 = sd_cost_step_time(target, h, cp, batch, 1.0, context, &cb);
-    double td = sd_cost_step_time(draft, h, cp, batch, 1.0, context, NULL);
-    double gmax = 1.0;
-    *out = (sd_roofline_point){ .gamma_opt = 0.0, .improvement_opt = 1.0, .c_effective = td / t1,
+    double td = sd_cost_step_time(rq->draft, h, &rq->draft_params, batch, 1.0, draft_context(rq, context), NULL);
+    double alpha = sd_cost_alpha_at(rq, context), gmax = 1.0;
+    *out = (sd_roofline_point){ .gamma_opt = 0.0, .improvement_opt = 1.0, .alpha = alpha, .c_effective = td / t1,
                                 .tokens_per_second = batch / t1, .tokens_per_second_baseline = batch / t1,
                                 .compute_bound = cb, .fits = 0 };
     for (size_t i = 0; i < rq->ngammas; i++) {
-        double g = rq->gammas[i];
+        double g = rq->gammas[i], tv = rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
         gmax = fmax(gmax, g);
-        double e = rq->acc != NULL ? sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc)
-                                   : sd_theory_expected_tokens(rq->alpha, g);
-        double ratio = sd_cost_step_time(target, h, cp, batch, g + 1.0, context, NULL) / t1;
-        double f = e / (g * out->c_effective + ratio);
+        double ratio = sd_cost_step_time(target, h, cp, batch, tv, context, NULL) / t1;
+        double f = expected_tokens(rq, alpha, g) / (g * out->c_effective + ratio);
         if (f > out->improvement_opt) {
             out->gamma_opt = g;
             out->improvement_opt = f;
         }
     }
     double g = out->gamma_opt > 0.0 ? out->gamma_opt : 1.0;
-    out->verify_cost_ratio = sd_cost_step_time(target, h, cp, batch, g + 1.0, context, &out->compute_bound) / t1;
+    double tv = rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
+    out->verify_cost_ratio = sd_cost_step_time(target, h, cp, batch, tv, context, &out->compute_bound) / t1;
     if (out->gamma_opt <= 0.0) /* no speculation: the plain pass decides the bound */
-        sd_cost_step_time(target, h, cp, batch, 1.0, context, &out->compute_bound);
+        out->compute_bound = cb;
     out->tokens_per_second = out->tokens_per_second_baseline * out->improvement_opt;
-    out->fits = sd_cost_fits(target, draft, h, cp, batch, context, gmax);
+    out->fits = sd_cost_fits(rq, batch, context, gmax);
 }
 
 double sd_cost_breakeven(const sd_roofline_request *rq, const double *batches, size_t nb, double context)
@@ -119,186 +240,44 @@ size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batches, si
     return k;
 }
 
-/* ---- presets ------------------------------------------------------------------ */
+/* ---- acceptance by context ----------------------------------------------------------- */
 
-/* Reads the named positive columns of every row through parse.h. */
-static sd_status read_rows(const char *path, const char *const *cols, size_t ncols, sd_tsv *t, size_t *idx,
-                           sd_error *err)
+typedef struct {
+    double context, alpha;
+} alpha_row;
+
+sd_status sd_cost_load_alpha_by_context(const char *path, double **context, double **alpha, size_t *n, sd_error *err)
 {
-    sd_status st = sd_tsv_load(path, 1, 100000, t, err);
+    static const sd_col_spec cols[] = {
+        { "context", SD_COL_NUMBER, offsetof(alpha_row, context), 0, 16777216, 0, 1, 0, 0, 0 },
+        { "alpha", SD_COL_NUMBER, offsetof(alpha_row, alpha), 0, 1, 0, 1, 0, 0, 0 },
+    };
+    void *rec;
+    size_t rows;
+    sd_status st = sd_load_records(path, cols, 2, sizeof(alpha_row), (size_t)-1, &rec, &rows, err);
     if (st != SD_OK)
         return st;
-    for (size_t j = 0; j < ncols; j++)
-        if ((idx[j] = sd_tsv_column(t, cols[j])) == (size_t)-1) {
-            sd_tsv_free(t);
-            return sd_fail(err, SD_EINVAL, "%s: no '%s' column", path, cols[j]);
-        }
-    return SD_OK;
-}
-
-/* The largest value a preset column may hold: generous bounds under which
- * every product the model forms stays finite (1e16 parameters, 1e9 TFLOP/s). */
-static double column_max(const char *col)
-{
-    static const struct {
-        const char *col;
-        double max;
-    } MAX[] = { { "params_total", 1e16 }, { "params_active", 1e16 }, { "bytes_per_param", 64 },
-                { "layers", 1e6 },        { "heads", 1e6 },          { "kv_heads", 1e6 },
-                { "head_dim", 1e6 },      { "kv_bytes", 64 },        { "experts", 1e6 },
-                { "experts_active", 1e6 }, { "tflops", 1e9 },        { "bandwidth_tbs", 1e6 },
-                { "memory_gb", 1e9 } };
-    for (size_t i = 0; i < sizeof MAX / sizeof MAX[0]; i++)
-        if (strcmp(MAX[i].col, col) == 0)
-            return MAX[i].max;
-    return 1e16;
-}
-
-static sd_status number(const char *path, const sd_tsv_row *r, const char *col, size_t j, double *out, sd_error *err)
-{
-    char where[600];
-    snprintf(where, sizeof where, "%s:%zu: %s", path, r->line, col);
-    const sd_domain dom = { where, 1e-300, column_max(col), 0 }; /* figures must be positive and bounded */
-    return sd_parse_number(r->field[j], &dom, out, err);
-}
-
-static sd_status name_of(const char *path, const sd_tsv_row *r, size_t j, char *dst, size_t size, sd_error *err)
-{
-    if (r->field[j][0] == '\0' || strlen(r->field[j]) >= size)
-        return sd_fail(err, SD_EINVAL, "%s:%zu: name must have 1 to %zu characters", path, r->line, size - 1);
-    strcpy(dst, r->field[j]);
-    return SD_OK;
-}
-
-sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err)
-{
-    static const char *const cols[] = { "name", "params_total", "params_active", "bytes_per_param", "layers", "heads",
-                                        "kv_heads", "head_dim", "kv_bytes", "experts", "experts_active" };
-    size_t idx[11];
-    sd_tsv t;
-    sd_status st = read_rows(path, cols, 11, &t, idx, err);
-    if (st != SD_OK)
-        return st;
-    sd_model_spec *m = calloc(t.nrows ? t.nrows : 1, sizeof *m);
-    size_t rows = t.nrows;
-    if (m == NULL)
+    alpha_row *r = rec;
+    double *c = malloc((rows ? rows : 1) * sizeof *c), *a = malloc((rows ? rows : 1) * sizeof *a);
+    if (c == NULL || a == NULL)
         st = sd_fail(err, SD_ENOMEM, "out of memory");
+    else if (rows < 2)
+        st = sd_fail(err, SD_EINVAL, "%s: %zu rows; at least 2 are needed to interpolate", path, rows);
     for (size_t i = 0; i < rows && st == SD_OK; i++) {
-        const sd_tsv_row *r = &t.row[i];
-        double *f[] = { &m[i].params_total, &m[i].params_active, &m[i].bytes_per_param, &m[i].layers, &m[i].heads,
-                        &m[i].kv_heads, &m[i].head_dim, &m[i].kv_bytes, &m[i].experts, &m[i].experts_active };
-        st = name_of(path, r, idx[0], m[i].name, sizeof m[i].name, err);
-        for (int k = 0; k < 10 && st == SD_OK; k++)
-            st = number(path, r, cols[k + 1], idx[k + 1], f[k], err);
-        if (st == SD_OK && (m[i].params_active > m[i].params_total || m[i].experts_active > m[i].experts))
-            st = sd_fail(err, SD_EINVAL, "%s:%zu: active parameters or experts exceed the totals", path, r->line);
+        if (i > 0 && !(r[i].context > r[i - 1].context))
+            st = sd_fail(err, SD_EINVAL, "%s: row %zu: context %.17g does not increase (the rows must be sorted "
+                         "by context, each once)", path, i + 1, r[i].context);
+        c[i] = r[i].context;
+        a[i] = r[i].alpha;
     }
-    sd_tsv_free(&t);
+    free(rec);
     if (st != SD_OK) {
-        free(m);
+        free(c);
+        free(a);
         return st;
     }
-    *out = m;
+    *context = c;
+    *alpha = a;
     *n = rows;
     return SD_OK;
-}
-
-sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err)
-{
-    static const char *const cols[] = { "name", "tflops", "bandwidth_tbs", "memory_gb" };
-    size_t idx[4];
-    sd_tsv t;
-    sd_status st = read_rows(path, cols, 4, &t, idx, err);
-    if (st != SD_OK)
-        return st;
-    sd_hardware *h = calloc(t.nrows ? t.nrows : 1, sizeof *h);
-    if (h == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
-    size_t rows = t.nrows;
-    for (size_t i = 0; i < rows && st == SD_OK; i++) {
-        const sd_tsv_row *r = &t.row[i];
-        if ((st = name_of(path, r, idx[0], h[i].name, sizeof h[i].name, err)) != SD_OK ||
-            (st = number(path, r, cols[1], idx[1], &h[i].flops, err)) != SD_OK ||
-            (st = number(path, r, cols[2], idx[2], &h[i].bandwidth, err)) != SD_OK ||
-            (st = number(path, r, cols[3], idx[3], &h[i].memory, err)) != SD_OK)
-            break;
-        h[i].flops *= 1e12;
-        h[i].bandwidth *= 1e12;
-        h[i].memory *= 1e9;
-    }
-    sd_tsv_free(&t);
-    if (st != SD_OK) {
-        free(h);
-        return st;
-    }
-    *out = h;
-    *n = rows;
-    return SD_OK;
-}
-
-/* ---- the preset tables together ---------------------------------------------------- */
-
-sd_status sd_presets_load(const char *data_dir, const char *models_path, const char *hardware_path, sd_presets *out,
-                          sd_error *err)
-{
-    char mp[4096], hp[4096];
-    sd_presets p = { 0 };
-    sd_status st;
-    if ((models_path == NULL && (st = sd_data_find(data_dir, "models.tsv", mp, sizeof mp, err)) != SD_OK) ||
-        (hardware_path == NULL && (st = sd_data_find(data_dir, "hardware.tsv", hp, sizeof hp, err)) != SD_OK))
-        return st;
-    if ((st = sd_cost_load_models(models_path ? models_path : mp, &p.models, &p.nmodels, err)) != SD_OK)
-        return st;
-    if ((st = sd_cost_load_hardware(hardware_path ? hardware_path : hp, &p.hardware, &p.nhardware, err)) != SD_OK) {
-        free(p.models);
-        return st;
-    }
-    *out = p;
-    return SD_OK;
-}
-
-void sd_presets_free(sd_presets *p)
-{
-    free(p->models);
-    free(p->hardware);
-    *p = (sd_presets){ 0 };
-}
-
-/* The index of name among n names at stride bytes (each record starts with
- * its name), or an error naming param and listing the known ones. */
-static sd_status find_named(const char *param, const char *kind, const char *name, const void *records, size_t n,
-                            size_t stride, size_t *index, sd_error *err)
-{
-    char known[1024] = "";
-    for (size_t i = 0; i < n; i++) {
-        const char *candidate = (const char *)records + i * stride;
-        if (name != NULL && strcmp(candidate, name) == 0) {
-            *index = i;
-            return SD_OK;
-        }
-        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", candidate);
-    }
-    if (name == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: a %s name is required; known: %s", param, kind, known);
-    return sd_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", param, kind, name, known);
-}
-
-sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name, const sd_model_spec **out,
-                           sd_error *err)
-{
-    size_t i;
-    sd_status st = find_named(param, "model", name, p->models, p->nmodels, sizeof *p->models, &i, err);
-    if (st == SD_OK)
-        *out = &p->models[i];
-    return st;
-}
-
-sd_status sd_presets_hardware(const sd_presets *p, const char *param, const char *name, const sd_hardware **out,
-                              sd_error *err)
-{
-    size_t i;
-    sd_status st = find_named(param, "hardware", name, p->hardware, p->nhardware, sizeof *p->hardware, &i, err);
-    if (st == SD_OK)
-        *out = &p->hardware[i];
-    return st;
 }

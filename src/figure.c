@@ -418,11 +418,15 @@ static sd_status roofline_batch(const sd_figure_input *in, const char *name, int
     if (st != SD_OK)
         return st;
     /* only the accelerators that hold the pair at batch 1 */
-    const sd_cost_params cp = sd_cost_defaults();
+    sd_roofline_request rq = sd_roofline_defaults();
+    rq.target = t, rq.draft = d, rq.alpha = in->alpha.v[0], rq.gammas = ROOF_GAMMAS, rq.ngammas = 16;
     size_t nh = 0;
-    for (size_t k = 0; k < p.nhardware; k++)
-        if (sd_cost_fits(t, d, &p.hardware[k], &cp, 1, ROOF_CONTEXT, 16))
+    for (size_t k = 0; k < p.nhardware; k++) {
+        rq.hardware = &p.hardware[k];
+        if (sd_presets_check(t, rq.hardware, NULL) == SD_OK && sd_presets_check(d, rq.hardware, NULL) == SD_OK &&
+            sd_cost_fits(&rq, 1, ROOF_CONTEXT, 16))
             p.hardware[nh++] = p.hardware[k];
+    }
     sd_table *tab = nh ? roofline_batch_table(p.hardware, nh) : NULL;
     sd_cell *row = calloc(2 * nh + 1, sizeof *row);
     if (nh == 0)
@@ -434,8 +438,7 @@ static sd_status roofline_batch(const sd_figure_input *in, const char *name, int
         row[0] = sd_int((long long)b);
         for (size_t k = 0; k < nh; k++) {
             sd_roofline_point r;
-            const sd_roofline_request rq = { .target = t, .draft = d, .hardware = &p.hardware[k], .params = cp,
-                                             .alpha = in->alpha.v[0], .gammas = ROOF_GAMMAS, .ngammas = 16 };
+            rq.hardware = &p.hardware[k];
             sd_cost_roofline(&rq, b, ROOF_CONTEXT, &r);
             /* where the weights and KV caches do not fit, gnuplot reads "NaN" as a gap */
             row[1 + 2 * k] = r.fits ? sd_real(r.improvement_opt) : sd_text("NaN");
@@ -464,12 +467,11 @@ static sd_status roofline_map(const sd_figure_input *in, const char *name, int v
     if ((st = sd_presets_hardware(&p, "figure roofline-map", "h200", &h, err)) == SD_OK && (tab = sd_table_alloc(5, cols)) == NULL)
         st = no_memory(err);
     out->block[0] = tab, out->nblocks = 1;
-    const sd_cost_params cp = sd_cost_defaults();
+    sd_roofline_request rq = sd_roofline_defaults();
+    rq.target = t, rq.draft = d, rq.hardware = h, rq.alpha = in->alpha.v[0], rq.gammas = ROOF_GAMMAS, rq.ngammas = 16;
     for (int lc = 8; st == SD_OK && lc <= 17; lc++)
         for (int lb = 0; st == SD_OK && lb <= 10; lb++) {
             sd_roofline_point r;
-            const sd_roofline_request rq = { .target = t, .draft = d, .hardware = h, .params = cp,
-                                             .alpha = in->alpha.v[0], .gammas = ROOF_GAMMAS, .ngammas = 16 };
             sd_cost_roofline(&rq, ldexp(1, lb), ldexp(1, lc), &r);
             const sd_cell row[] = { sd_int(lb), sd_int(lc), sd_real(r.improvement_opt), sd_real(r.gamma_opt),
                                     sd_int(r.fits) };

@@ -38,9 +38,13 @@ printf 'name\talpha\tcost\tgamma\tspeed\na\t0.5\t0.1\t3\t2\n' > "$T/scen-extra.t
 printf 'name\talpha\tcost\na\t0.5\t0.1\n' > "$T/scen-nogamma.tsv"
 printf '# a comment\nname\talpha\tcost\na\t0.5\t0.1\nb\t1.5\t0.1\n' > "$T/scen-bad.tsv"
 printf 'name\talpha\tcost\na\t0.5\n' > "$T/scen-short.tsv"
-printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\t80\ny\t100\t0\t80\n' > "$T/hw-bad.tsv"
-printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t100\t2\n' > "$T/hw-short.tsv"
-printf 'name\ttflops\tbandwidth_tbs\tmemory_gb\nx\t1e300\t2\t80\n' > "$T/hw-huge.tsv"
+HW='name\ttflops_bf16\tbandwidth_tbs\tmemory_gb\tlink_gbs\tlink_latency_us\n'
+printf "${HW}x\t100\t2\t80\t450\t3\ny\t100\t0\t80\t450\t3\n" > "$T/hw-bad.tsv"
+printf "${HW}x\t100\t2\t80\t450\n" > "$T/hw-short.tsv"
+printf "${HW}x\t1e300\t2\t80\t450\t3\n" > "$T/hw-huge.tsv"
+printf 'context\talpha\n1024\t0.8\n512\t0.7\n' > "$T/alpha-unsorted.tsv"
+printf 'model\thardware\tbatch\tcontext\ttokens\tseconds\nllama-3.1-8b\th100-sxm\t1\t1024\t1\t0\n' > "$T/times-zero.tsv"
+printf 'model\thardware\tbatch\tcontext\ttokens\tseconds\nllama-3.1-8b\th100-sxm\t1\t1024\t1\t0.006\n' > "$T/times-one.tsv"
 # a vocabulary of 10^6 tokens (sample once searched ranks in O(V^2))
 awk 'BEGIN { for (i = 0; i < 1000000; i++) print 0.000001 }' > "$T/million.txt"
 F=$ROOT/tests/fixtures

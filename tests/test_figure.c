@@ -367,8 +367,8 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     ck_assert_int_eq(sd_presets_model(&p, "draft", d.draft, &dm, NULL), SD_OK);
     ck_assert_int_eq(sd_presets_hardware(&p, "hardware", sd_table_name(t, 1), &h, NULL), SD_OK);
     static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-    const sd_roofline_request rq = { .target = tm, .draft = dm, .hardware = h, .params = sd_cost_defaults(),
-                                     .alpha = 0.8, .gammas = gammas, .ngammas = 16 };
+    sd_roofline_request rq = sd_roofline_defaults();
+    rq.target = tm, rq.draft = dm, rq.hardware = h, rq.alpha = 0.8, rq.gammas = gammas, rq.ngammas = 16;
     sd_roofline_point r;
     sd_cost_roofline(&rq, 1, 1024, &r);
     ck_assert_double_eq(num(t, 0, 0), 1);
@@ -390,7 +390,8 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     copy_file(data_path("models.tsv"), path);
     snprintf(path, sizeof path, "%s/hardware.tsv", dir);
     FILE *f = fopen(path, "w");
-    fputs("name\ttflops\tbandwidth_tbs\tmemory_gb\nh200\t989\t4.8\t141\n", f);
+    fputs("name\ttflops_bf16\ttflops_fp8\tbandwidth_tbs\tmemory_gb\tlink_gbs\tlink_latency_us\n"
+          "h200\t989\t1979\t4.8\t141\t450\t3\n", f);
     fclose(f);
     in.data_dir = dir;
     compute("roofline-batch", &in, &d);
@@ -398,7 +399,8 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     ck_assert_str_eq(sd_table_name(d.block[0], 2), "h200 gamma");
     sd_figure_data_free(&d);
     f = fopen(path, "w");
-    fputs("name\ttflops\tbandwidth_tbs\tmemory_gb\nsmall\t100\t1\t16\n", f);
+    fputs("name\ttflops_bf16\ttflops_fp8\tbandwidth_tbs\tmemory_gb\tlink_gbs\tlink_latency_us\n"
+          "small\t100\t200\t1\t16\t32\t3\n", f);
     fclose(f);
     sd_error err;
     ck_assert_int_eq(sd_figure_compute(sd_figure_find("roofline-map"), &in, &d, &err), SD_EINVAL);

@@ -1,110 +1,164 @@
-/* cost.h -- a batch-aware roofline cost model: when verification stops being free.
+/* cost.h -- a roofline cost model, operator by operator: when verification stops being free.
  *
  * Eq. (10) of the seed assumes that gamma + 1 target positions cost one
- * target step (memory-bound decoding).  That fails as the batch grows.  For
- * one forward pass over B sequences of n new tokens each at context S:
+ * target step (memory-bound decoding).  That fails as the batch grows.  A
+ * forward pass runs B sequences of T new tokens each (M = B T tokens) at
+ * context S (tokens already cached per sequence).
  *
- *   t(B, n, S) = max(FLOPs / (eta_F F), Bytes / (eta_BW BW)) + t0
- *   FLOPs = 2 P_active B n                       (the weights' multiply-adds)
- *         + 4 L H d B n (S + (n + 1)/2)          (attention: QK^T and AV over the context)
- *   Bytes = W(B n) b_w                           (weights read once per pass)
- *         + B S  kv                              (the KV cache read)
- *         + B n  kv                              (the new tokens' KV written)
- *   kv    = 2 L H_kv d b_kv                      (bytes of K and V per token)
+ * Operator granularity (the default).  With L layers, width d, H query
+ * heads and H_kv KV heads of dimension h, MLP width f, vocabulary V, E
+ * experts of which k serve each token (E = k = 1: dense), tensor
+ * parallelism over N GPUs (per GPU: H/N query heads, max(H_kv/N, 1) KV
+ * heads, f/N of each MLP), b_w, b_kv, b_a the bytes of a weight, a cached
+ * K or V element and an activation, each operator costs
  *
- * with L layers, H query heads, H_kv KV heads, head dimension d, b_w bytes
- * per weight, b_kv bytes per KV element.  W(m) is the parameters a pass
- * over m tokens reads: all of them for a dense model; for a mixture of
- * experts with E experts of which k serve each token, the shared part plus
- * the expected share of distinct experts, 1 - (1 - k/E)^m (uniform,
- * independent routing) -- so verifying more tokens reads more experts.
- * F is the peak dense FLOP/s, BW the memory bandwidth; eta_F, eta_BW the
- * fractions of them reached, t0 a fixed per-step overhead.
+ *   t_op = max(FLOPs / (eta_F F_type), bytes / (eta_BW BW))
  *
- *   c_effective       = t_draft(B, 1, S) / t_target(B, 1, S)
- *   verify_cost_ratio = t_target(B, gamma + 1, S) / t_target(B, 1, S)
+ * where F_type is the GPU's peak for the model's compute type (the linear
+ * layers) or its activation type (attention, norms, activations).  Per
+ * layer, per GPU (H' = H/N, K' = max(H_kv/N, 1), f' = f/N):
+ *
+ *   qkv_proj   FLOPs 2 M d (H' + 2K') h       bytes d (H' + 2K') h b_w + M d b_a + M (H' + 2K') h b_a
+ *   attention  FLOPs 4 B H' h T (S + (T+1)/2) bytes 2 B K' h (S + T) b_kv + 2 M H' h b_a
+ *   out_proj   FLOPs 2 M H' h d               bytes H' h d b_w + M H' h b_a + M d b_a
+ *   router     FLOPs 2 M d E                  bytes d E b_w + M d b_a + M E b_a            (E > 1 only)
+ *   mlp        FLOPs 6 M k d f'               bytes 3 d f' b_w E u(M) + M k (2 d + 3 f') b_a
+ *   norm_act   FLOPs 10 M d + 4 M k f'        bytes 2 d b_w + 10 M d b_a + 3 M k f' b_a
+ *
+ * (mlp: gate, up and down; u(M) = 1 - (1 - k/E)^M is the expected share of
+ * experts a pass touches, uniform independent routing -- 1 for a dense
+ * model.  norm_act: two RMSNorms at 4 FLOPs and 2 activation reads or
+ * writes per element, two residual adds at 1 FLOP and 3 per element, and
+ * SwiGLU at 4 FLOPs and 3 per element.)  Once per pass:
+ *
+ *   embedding  FLOPs 0                        bytes M d b_w / N + M d b_a
+ *   lm_head    FLOPs 4 M d + 2 M d V / N      bytes d V b_w / N + M d b_a + M V b_a / N
+ *   all_reduce (N > 1) 2 L rings of M d b_a bytes:  2 (N - 1)/N bytes / link + N latency each
+ *
+ * and the pass costs the sum plus t0.  Not modelled: shared experts, the
+ * logits' gather across GPUs, kernel fusion (every operator reads its
+ * input and writes its output once), overlap of communication with work.
+ *
+ * Pass granularity: one max over the whole pass, as specdec had before,
+ * with N GPUs ideal (F and BW times N) plus the same all-reduce term:
+ *   FLOPs = 2 P_active M + 4 L H h B T (S + (T + 1)/2)
+ *   bytes = P(M) b_w + 2 L H_kv h b_kv B (S + T)
+ * with P(M) the parameters read: all of them, or for experts the shared
+ * part plus u(M) of the experts' part.
+ *
+ *   c_effective       = t_draft(B, 1, S_d) / t_target(B, 1, S)    (S_d = min(S, window))
+ *   verify_cost_ratio = t_target(B, T_v, S) / t_target(B, 1, S)   (T_v = gamma + 1 unless given)
  *   improvement(gamma) = E(N) / (gamma c_effective + verify_cost_ratio)
  *
  * At small B (memory-bound, t0 small) verify_cost_ratio -> 1 and this is
- * eq. (10) with c = c_effective.  Tensor parallelism over `devices` GPUs is
- * modelled as ideal: F, BW and memory multiply.
+ * eq. (10) with c = c_effective.
  */
 #ifndef SPECDEC_COST_H
 #define SPECDEC_COST_H
 
 #include <stddef.h>
 
+#include "specdec/presets.h"
 #include "specdec/status.h"
 
-/* Both preset records start with their name (sd_presets_* look them up by it). */
-typedef struct {
-    char name[64];
-    double params_total, params_active; /* parameters */
-    double bytes_per_param;
-    double layers, heads, kv_heads, head_dim, kv_bytes;
-    double experts, experts_active;     /* 1, 1 for a dense model */
-} sd_model_spec;
-
-typedef struct {
-    char name[64];
-    double flops;      /* peak dense FLOP/s (BF16) */
-    double bandwidth;  /* bytes/s */
-    double memory;     /* bytes */
-} sd_hardware;
+typedef enum { SD_GRANULARITY_OPERATOR, SD_GRANULARITY_PASS } sd_granularity;
 
 typedef struct {
     double eta_flops, eta_bw; /* fractions of peak reached, (0, 1] */
     double overhead;          /* t0, seconds per forward pass, >= 0 */
-    double devices;           /* ideal tensor parallelism, >= 1 */
+    double tp;                /* tensor-parallel GPUs, whole, >= 1 */
+    sd_granularity granularity;
 } sd_cost_params;
 
-/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one device.  Never fails. */
+/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one GPU, operator
+ * granularity.  Never fails. */
 SD_API sd_cost_params sd_cost_defaults(void);
 
-/* The figures below take presets that loaded (all positive) and never
- * fail; they check nothing, and other figures give inf or NaN.  batch and
- * context count sequences and tokens. */
+/* The figures below take presets that loaded (all positive) and passed
+ * sd_presets_check, and never fail; they check nothing, and other figures
+ * give inf or NaN.  batch and context count sequences and tokens. */
 
-/* Seconds for one forward pass of m over B sequences of n new tokens at
- * context S (see above); *compute_bound, when compute_bound is not NULL,
- * is set to 1 when the compute roof limits it, else 0. */
+/* One operator of a pass: its name (see above, or "pass" and "overhead"),
+ * how many times the pass runs it (the layers, or 1), and its FLOPs, bytes
+ * and seconds summed over those runs, on one GPU. */
+typedef struct {
+    const char *name;
+    double count, flops, bytes, seconds;
+    int compute_bound; /* the compute roof limits it (0 for communication and t0) */
+} sd_cost_op;
+
+enum { SD_COST_MAX_OPS = 10 };
+
+/* The operators of one pass of m over B sequences of n new tokens at
+ * context S into ops[0..k-1], returning k <= SD_COST_MAX_OPS; the seconds
+ * add up to sd_cost_step_time. */
+SD_API size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+                                double n, double context, sd_cost_op *ops);
+
+/* Seconds for that pass; *compute_bound, when compute_bound is not NULL,
+ * is set to 1 when compute-bound operators take more of it than
+ * memory-bound ones, else 0. */
 SD_API double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
-                         double n, double context, int *compute_bound);
+                                double n, double context, int *compute_bound);
 
-/* Bytes of K and V per token, 2 L H_kv d b_kv. */
+/* Bytes of K and V per token over all layers and GPUs, 2 L H_kv h b_kv. */
 SD_API double sd_cost_kv_per_token(const sd_model_spec *m);
 
-/* 1 when the weights of both models and their KV caches for B sequences
- * of S + gamma + 1 tokens fit in the devices' memory (bytes), else 0. */
-SD_API int sd_cost_fits(const sd_model_spec *target, const sd_model_spec *draft, const sd_hardware *h,
-                 const sd_cost_params *cp, double batch, double context, double gamma);
+/* The pair, its setting and the draft lengths to consider.  alpha is eq.
+ * (4)'s i.i.d. acceptance; when acc is not NULL, E(N) is the product form
+ * over acc[0..nacc-1] instead (no gamma may then exceed nacc) and alpha is
+ * ignored; when alpha_context is not NULL, alpha at context S is the linear
+ * interpolation of (alpha_context[i], alpha_value[i]), i < nalpha >= 2,
+ * contexts strictly increasing, and S must lie within them. */
+typedef struct {
+    const sd_model_spec *target, *draft; /* the same pointer: self-speculation, one copy of the weights */
+    const sd_hardware *hardware;
+    sd_cost_params params;       /* the target's */
+    sd_cost_params draft_params; /* the draft's (the same tp) */
+    double draft_window;         /* the draft reads at most this many cached tokens; 0: all */
+    double verify_tokens;        /* tokens verified per sequence per pass; 0: gamma + 1 */
+    double alpha;
+    const double *acc;
+    size_t nacc;
+    const double *alpha_context, *alpha_value;
+    size_t nalpha;
+    const double *gammas; /* ngammas whole draft lengths >= 1 */
+    size_t ngammas;
+} sd_roofline_request;
+
+/* A request with the default cost parameters for both models and nothing
+ * else set.  Never fails. */
+SD_API sd_roofline_request sd_roofline_defaults(void);
+
+/* The acceptance rate the request gives at context S (alpha, or the
+ * interpolated table).  NaN when acc is set. */
+SD_API double sd_cost_alpha_at(const sd_roofline_request *rq, double context);
+
+/* A TSV file with columns context (whole tokens, >= 0) and alpha (in
+ * [0, 1]), at least 2 rows with contexts strictly increasing, into two
+ * malloc'd arrays of *n values (release with free()), as a request's
+ * alpha_context and alpha_value.  SD_EINVAL names the file, line and
+ * column; SD_ENOMEM.  On failure nothing is written or held. */
+SD_API sd_status sd_cost_load_alpha_by_context(const char *path, double **context, double **alpha, size_t *n,
+                                               sd_error *err);
+
+/* 1 when the weights of both models (once for self-speculation) and their
+ * KV caches for B sequences of S + gamma + 1 tokens (the draft's at most
+ * its window) fit in the tp GPUs' memory, else 0. */
+SD_API int sd_cost_fits(const sd_roofline_request *rq, double batch, double context, double gamma);
 
 /* The best draft length at one (batch, context). */
 typedef struct {
     double gamma_opt;                 /* 0: no gamma in the list beats plain decoding */
     double improvement_opt;           /* 1 when gamma_opt = 0 */
-    double c_effective;               /* t_draft(B, 1, S) / t_target(B, 1, S) */
-    double verify_cost_ratio;         /* t_target(B, g + 1, S) / t_target(B, 1, S) at g = gamma_opt (1 when 0) */
+    double alpha;                     /* the acceptance used (the mean for acc) */
+    double c_effective;               /* t_draft(B, 1, S_d) / t_target(B, 1, S) */
+    double verify_cost_ratio;         /* t_target(B, T_v, S) / t_target(B, 1, S) at g = gamma_opt (at 1 when gamma_opt is 0) */
     double tokens_per_second;         /* all B sequences together, with speculation at gamma_opt */
     double tokens_per_second_baseline;/* all B sequences, plain decoding: B / t_target(B, 1, S) */
     int compute_bound;                /* the target's verification pass at g is compute-bound */
     int fits;                         /* weights and KV caches (both models, gamma_max) fit */
 } sd_roofline_point;
-
-/* What to evaluate: the pair on given hardware, the acceptance, the draft
- * lengths to consider.  alpha is eq. (4)'s i.i.d. acceptance; when acc is
- * not NULL, E(N) is the product form over acc[0..nacc-1] instead (no gamma
- * may then exceed nacc) and alpha is ignored. */
-typedef struct {
-    const sd_model_spec *target, *draft;
-    const sd_hardware *hardware;
-    sd_cost_params params;
-    double alpha;
-    const double *acc;
-    size_t nacc;
-    const double *gammas; /* ngammas whole draft lengths >= 1 */
-    size_t ngammas;
-} sd_roofline_request;
 
 /* Evaluates improvement(gamma) = E(N) / (gamma c_eff + verify_cost_ratio)
  * at one (batch, context) for each requested gamma and keeps the best in
@@ -129,45 +183,5 @@ typedef struct {
 
 SD_API size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batches, size_t nb, double context,
                                sd_schedule_bucket *out);
-
-/* Preset tables from TSV files (header line, # comments): models with
- * columns name, params_total, params_active, bytes_per_param, layers,
- * heads, kv_heads, head_dim, kv_bytes, experts, experts_active; hardware
- * with name, tflops, bandwidth_tbs, memory_gb.  Every figure must be
- * positive (params_active <= params_total, experts_active <= experts).
- * The hardware file's TFLOP/s, TB/s and GB are stored as FLOP/s, bytes/s
- * and bytes.  *out is a malloc'd array of *n records (possibly 0) that the
- * caller releases with free().  SD_EINVAL names the file (and line) when
- * it cannot be opened or read, lacks a column, holds a bad figure or more
- * than 100000 rows; SD_ENOMEM.  On failure *out and *n are untouched and
- * nothing is held. */
-SD_API sd_status sd_cost_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err);
-SD_API sd_status sd_cost_load_hardware(const char *path, sd_hardware **out, size_t *n, sd_error *err);
-
-/* Both preset tables.  Each path, when NULL, is data file models.tsv or
- * hardware.tsv found by sd_data_find(data_dir, ...) (data.h).  Release with
- * sd_presets_free.  SD_EINVAL from sd_data_find or the loaders, SD_ENOMEM;
- * on failure *out is untouched and nothing is held. */
-typedef struct {
-    sd_model_spec *models;
-    size_t nmodels;
-    sd_hardware *hardware;
-    size_t nhardware;
-} sd_presets;
-
-SD_API sd_status sd_presets_load(const char *data_dir, const char *models_path, const char *hardware_path,
-                                 sd_presets *out, sd_error *err);
-/* Frees p's arrays and leaves *p empty. */
-SD_API void sd_presets_free(sd_presets *p);
-
-/* The preset called name, as a pointer into p (valid until
- * sd_presets_free), into *out.  SD_EINVAL, the only failure, when name is
- * NULL or unknown: the message starts with param (the caller's name for
- * the argument, e.g. "target") and lists the known names.  On failure *out
- * is untouched. */
-SD_API sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name,
-                                  const sd_model_spec **out, sd_error *err);
-SD_API sd_status sd_presets_hardware(const sd_presets *p, const char *param, const char *name,
-                                     const sd_hardware **out, sd_error *err);
 
 #endif

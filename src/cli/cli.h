@@ -109,6 +109,19 @@ sd_status cli_gnuplot_write(const sd_figure_kind *k, const sd_figure_input *in, 
  * message says both files are written and how to install gnuplot) or fails. */
 sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
 
+/* The cost model's options, shared by roofline and its --calibrate
+ * (cmd_roofline.c): the eta's and t0, and the granularity names. */
+extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD;
+extern const char *const CLI_GRANULARITIES[];
+
+/* ---- calibrate.c: roofline --calibrate ------------------------------------------ */
+
+/* Fits the cost model to the step times in --calibrate FILE (calibrate.h)
+ * with --granularity and the starting --eta-flops, --eta-bw, --overhead;
+ * one row per measurement with its fitted time, relative residual and its
+ * group's fit; writes the fits to --save-calibration FILE when given. */
+sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err);
+
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
     cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit;

@@ -42,7 +42,8 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
         return st;
     if ((st = sd_presets_model(&p, "target", cli_value(a, "--target"), &t, err)) == SD_OK &&
         (st = sd_presets_model(&p, "draft", cli_value(a, "--draft"), &d, err)) == SD_OK &&
-        (st = sd_presets_hardware(&p, "hardware", cli_value(a, "--hardware"), &h, err)) == SD_OK) {
+        (st = sd_presets_hardware(&p, "hardware", cli_value(a, "--hardware"), &h, err)) == SD_OK &&
+        (st = sd_presets_check(t, h, err)) == SD_OK && (st = sd_presets_check(d, h, err)) == SD_OK) {
         const sd_cost_params cp = sd_cost_defaults();
         double t1 = sd_cost_step_time(t, h, &cp, batch, 1, context, NULL);
         double c_eff = sd_cost_step_time(d, h, &cp, batch, 1, context, NULL) / t1;

@@ -1,4 +1,5 @@
-/* cmd_roofline.c -- `specdec roofline`: the draft length by batch and context on given hardware. */
+/* cmd_roofline.c -- `specdec roofline`: the draft length by batch and context on given hardware,
+ * one pass's operators (--breakdown), and the cost model fitted to measured step times (--calibrate). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,29 +10,49 @@
 static const sd_domain BATCH = { "--batch", 1, 1048576, 1 };
 static const sd_domain CONTEXT = { "--context", 0, 16777216, 1 };
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
-static const sd_domain ETA_F = { "--eta-flops", 1e-3, 1, 0 };
-static const sd_domain ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
-static const sd_domain OVERHEAD = { "--overhead", 0, 1, 0 };
-static const sd_domain DEVICES = { "--devices", 1, 1024, 1 };
+const sd_domain CLI_ETA_F = { "--eta-flops", 1e-3, 1, 0 };
+const sd_domain CLI_ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
+const sd_domain CLI_OVERHEAD = { "--overhead", 0, 1, 0 };
+static const sd_domain TP = { "--tp", 1, 1024, 1 };
+static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
+static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
 static const sd_domain ACCEPTANCE = { "--acceptance", 0, 1, 0 };
 
-static sd_status load_presets(const cli_args *a, sd_presets *p, sd_error *err)
+const char *const CLI_GRANULARITIES[] = { [SD_GRANULARITY_OPERATOR] = "operator", [SD_GRANULARITY_PASS] = "pass",
+                                             NULL };
+
+/* What one run holds and must release. */
+typedef struct {
+    sd_presets presets;
+    sd_calibration *fits;
+    size_t nfits;
+    double *alpha_context, *alpha_value;
+    sd_list acc;
+} setting;
+
+static void setting_free(setting *s)
 {
-    return sd_presets_load(a->data_dir, cli_value(a, "--models-file"), cli_value(a, "--hardware-file"), p, err);
+    sd_presets_free(&s->presets);
+    free(s->fits);
+    free(s->alpha_context);
+    free(s->alpha_value);
+    sd_list_free(&s->acc);
 }
 
 static sd_status list_models(const sd_presets *p, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = { "name", "params", "params_active", "bytes_per_param", "layers", "heads",
-                                        "kv_heads", "head_dim", "kv_bytes", "experts", "experts_active",
-                                        "kv_bytes_per_token" };
-    sd_status st = cli_table(12, cols, out, err);
+    static const char *const cols[] = { "name", "params", "params_active", "layers", "d_model", "heads", "kv_heads",
+                                        "head_dim", "d_ff", "vocab", "experts", "experts_active", "weight", "kv",
+                                        "act", "compute", "kv_bytes_per_token" };
+    sd_status st = cli_table(17, cols, out, err);
     for (size_t i = 0; i < p->nmodels && st == SD_OK; i++) {
         const sd_model_spec *m = &p->models[i];
         const sd_cell row[] = { sd_text(m->name), sd_real(m->params_total), sd_real(m->params_active),
-                                sd_real(m->bytes_per_param), sd_real(m->layers), sd_real(m->heads), sd_real(m->kv_heads),
-                                sd_real(m->head_dim), sd_real(m->kv_bytes), sd_real(m->experts),
-                                sd_real(m->experts_active), sd_real(sd_cost_kv_per_token(m)) };
+                                sd_real(m->layers), sd_real(m->d_model), sd_real(m->heads), sd_real(m->kv_heads),
+                                sd_real(m->head_dim), sd_real(m->d_ff), sd_real(m->vocab), sd_real(m->experts),
+                                sd_real(m->experts_active), sd_text(sd_dtype_name(m->weight)),
+                                sd_text(sd_dtype_name(m->kv)), sd_text(sd_dtype_name(m->act)),
+                                sd_text(sd_dtype_name(m->compute)), sd_real(sd_cost_kv_per_token(m)) };
         st = sd_table_add(*out, row, err);
     }
     return st;
@@ -39,60 +60,121 @@ static sd_status list_models(const sd_presets *p, sd_table **out, sd_error *err)
 
 static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = { "name", "tflops", "bandwidth_tbs", "memory_gb", "flops_per_byte" };
-    sd_status st = cli_table(5, cols, out, err);
+    static const char *const cols[] = { "name",          "tflops_bf16", "tflops_fp16", "tflops_fp8",
+                                        "tflops_int8",   "tflops_fp4",  "bandwidth_tbs", "memory_gb",
+                                        "link_gbs",      "link_latency_us", "bf16_flops_per_byte" };
+    static const sd_dtype types[] = { SD_BF16, SD_FP16, SD_FP8, SD_INT8, SD_FP4 };
+    sd_status st = cli_table(11, cols, out, err);
     for (size_t i = 0; i < p->nhardware && st == SD_OK; i++) {
         const sd_hardware *h = &p->hardware[i];
-        const sd_cell row[] = { sd_text(h->name), sd_real(h->flops / 1e12), sd_real(h->bandwidth / 1e12),
-                                sd_real(h->memory / 1e9), sd_real(h->flops / h->bandwidth) };
+        sd_cell row[11] = { sd_text(h->name) };
+        for (int k = 0; k < 5; k++)
+            row[1 + k] = h->flops[types[k]] > 0 ? sd_real(h->flops[types[k]] / 1e12) : sd_text("-");
+        row[6] = sd_real(h->bandwidth / 1e12), row[7] = sd_real(h->memory / 1e9);
+        row[8] = sd_real(h->link_bandwidth / 1e9), row[9] = sd_real(h->link_latency * 1e6);
+        row[10] = sd_real(h->flops[SD_BF16] / h->bandwidth);
         st = sd_table_add(*out, row, err);
     }
     return st;
 }
 
-/* The request's target, draft, hardware and cost parameters from the options. */
-static sd_status read_setting(const cli_args *a, const sd_presets *p, sd_roofline_request *rq, sd_error *err)
+/* eta_F, eta_BW, t0 for model m: from --calibration (the model's row on
+ * this hardware) or the options. */
+static sd_status cost_params(const cli_args *a, const setting *s, const sd_model_spec *m, const sd_hardware *h,
+                             sd_cost_params *cp, sd_error *err)
 {
     sd_status st;
-    rq->params = sd_cost_defaults();
-    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
-        (st = sd_presets_model(p, "draft", cli_value(a, "--draft"), &rq->draft, err)) != SD_OK ||
-        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
-        (st = cli_number(a, &ETA_F, "0.5", &rq->params.eta_flops, err)) != SD_OK ||
-        (st = cli_number(a, &ETA_BW, "0.8", &rq->params.eta_bw, err)) != SD_OK ||
-        (st = cli_number(a, &OVERHEAD, "2e-5", &rq->params.overhead, err)) != SD_OK ||
-        (st = cli_number(a, &DEVICES, "1", &rq->params.devices, err)) != SD_OK)
+    int gran;
+    *cp = sd_cost_defaults();
+    if ((st = cli_number(a, &TP, "1", &cp->tp, err)) != SD_OK ||
+        (st = cli_choice(a, "--granularity", CLI_GRANULARITIES, "operator", &gran, err)) != SD_OK)
         return st;
+    cp->granularity = (sd_granularity)gran;
+    if (s->fits == NULL)
+        return (st = cli_number(a, &CLI_ETA_F, "0.5", &cp->eta_flops, err)) != SD_OK ||
+                       (st = cli_number(a, &CLI_ETA_BW, "0.8", &cp->eta_bw, err)) != SD_OK
+                   ? st
+                   : cli_number(a, &CLI_OVERHEAD, "2e-5", &cp->overhead, err);
+    const sd_calibration *c = sd_calibration_find(s->fits, s->nfits, m->name, h->name);
+    if (c == NULL)
+        return sd_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
+                       m->name, h->name);
+    cp->eta_flops = c->eta_flops, cp->eta_bw = c->eta_bw, cp->overhead = c->overhead;
     return SD_OK;
 }
 
-/* The acceptance (--alpha, or the --acceptance vector with gamma = 1..G) and
- * the draft lengths into rq; *mean_alpha is the alpha column: for a vector,
- * the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance. */
-static sd_status read_acceptance(const cli_args *a, sd_list *acc, sd_list *gammas, sd_roofline_request *rq,
-                                 double *mean_alpha, sd_error *err)
+/* The request's models, hardware and cost parameters from the options. */
+static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request *rq, sd_error *err)
 {
     sd_status st;
-    if (cli_given(a, "--acceptance") == cli_given(a, "--alpha"))
-        return sd_fail(err, SD_EINVAL, "roofline: give --alpha A or --acceptance A1,...,AG (one of them)");
+    const sd_presets *p = &s->presets;
+    const char *draft = cli_value(a, "--draft");
+    *rq = sd_roofline_defaults();
+    if (cli_given(a, "--calibration") &&
+        (cli_given(a, "--eta-flops") || cli_given(a, "--eta-bw") || cli_given(a, "--overhead")))
+        return sd_fail(err, SD_EINVAL, "--calibration: give it or --eta-flops, --eta-bw and --overhead, not both");
+    if (cli_given(a, "--calibration") &&
+        (st = sd_calibration_load(cli_value(a, "--calibration"), &s->fits, &s->nfits, err)) != SD_OK)
+        return st;
+    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
+        (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
+                                                     : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
+            SD_OK ||
+        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
+        (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||
+        (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||
+        (st = cost_params(a, s, rq->target, rq->hardware, &rq->params, err)) != SD_OK)
+        return st;
+    if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK && s->fits != NULL) {
+        rq->draft_params = rq->params; /* a draft not measured: the target's fit */
+        st = SD_OK;
+    }
+    if (st == SD_OK && cli_given(a, "--draft-kv-window"))
+        st = cli_number(a, &WINDOW, NULL, &rq->draft_window, err);
+    if (st == SD_OK && cli_given(a, "--verify-tokens"))
+        st = cli_number(a, &VERIFY_TOKENS, NULL, &rq->verify_tokens, err);
+    return st;
+}
+
+/* The acceptance (--alpha, --alpha-by-context or the --acceptance vector
+ * with gamma = 1..G) and the draft lengths into rq. */
+static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas, sd_roofline_request *rq,
+                                 sd_error *err)
+{
+    sd_status st;
+    int given = cli_given(a, "--acceptance") + cli_given(a, "--alpha") + cli_given(a, "--alpha-by-context");
+    if (given != 1)
+        return sd_fail(err, SD_EINVAL,
+                       "roofline: give --alpha A, --alpha-by-context FILE or --acceptance A1,...,AG (one of them)");
     if (cli_given(a, "--acceptance")) {
-        if ((st = cli_list(a, &ACCEPTANCE, NULL, acc, err)) != SD_OK)
+        if ((st = cli_list(a, &ACCEPTANCE, NULL, &s->acc, err)) != SD_OK)
             return st;
         if (cli_given(a, "--gamma"))
-            return sd_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", acc->n);
+            return sd_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", s->acc.n);
         char range[32];
-        snprintf(range, sizeof range, "1:%zu", acc->n < 256 ? acc->n : (size_t)256);
-        rq->alpha = NAN, rq->acc = acc->v, rq->nacc = acc->n;
-        if ((st = sd_parse_list(range, &RGAMMA, gammas, err)) != SD_OK)
+        snprintf(range, sizeof range, "1:%zu", s->acc.n < 256 ? s->acc.n : (size_t)256);
+        rq->acc = s->acc.v, rq->nacc = s->acc.n;
+        st = sd_parse_list(range, &RGAMMA, gammas, err);
+    } else if (cli_given(a, "--alpha-by-context")) {
+        if ((st = sd_cost_load_alpha_by_context(cli_value(a, "--alpha-by-context"), &s->alpha_context,
+                                                &s->alpha_value, &rq->nalpha, err)) != SD_OK)
             return st;
-        st = sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(acc->v, acc->n), (double)acc->n, mean_alpha,
-                                         err);
-    } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &rq->alpha, err)) == SD_OK) {
-        *mean_alpha = rq->alpha;
+        rq->alpha_context = s->alpha_context, rq->alpha_value = s->alpha_value;
         st = cli_list(a, &RGAMMA, "1:16", gammas, err);
-    }
+    } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &rq->alpha, err)) == SD_OK)
+        st = cli_list(a, &RGAMMA, "1:16", gammas, err);
     rq->gammas = gammas->v, rq->ngammas = gammas->n;
     return st;
+}
+
+/* Every context must lie in the --alpha-by-context table: no extrapolation. */
+static sd_status check_contexts(const cli_args *a, const sd_roofline_request *rq, const sd_list *ctx, sd_error *err)
+{
+    for (size_t j = 0; j < ctx->n && rq->alpha_context != NULL; j++)
+        if (ctx->v[j] < rq->alpha_context[0] || ctx->v[j] > rq->alpha_context[rq->nalpha - 1])
+            return sd_fail(err, SD_EINVAL, "--context: %.17g is outside [%.17g, %.17g], the contexts of %s", ctx->v[j],
+                           rq->alpha_context[0], rq->alpha_context[rq->nalpha - 1], cli_value(a, "--alpha-by-context"));
+    return SD_OK;
 }
 
 /* --schedule: the draft length per batch bucket, one row per bucket. */
@@ -114,19 +196,25 @@ static sd_status schedule_rows(const sd_roofline_request *rq, const sd_list *bat
 }
 
 /* One row per batch at context ctx, then the break-even and memory notes. */
-static sd_status point_rows(const sd_roofline_request *rq, double mean_alpha, const sd_list *batch, double ctx,
-                            sd_table *t, sd_error *err)
+static sd_status point_rows(const sd_roofline_request *rq, const sd_list *batch, double ctx, sd_table *t,
+                            sd_error *err)
 {
     int unfit = 0;
     sd_status st = SD_OK;
+    /* the alpha column: for a vector, the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance */
+    double alpha = sd_cost_alpha_at(rq, ctx);
+    if (rq->acc != NULL &&
+        sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(rq->acc, rq->nacc), (double)rq->nacc, &alpha, err) !=
+            SD_OK)
+        return SD_EINVAL;
     for (size_t i = 0; i < batch->n && st == SD_OK; i++) {
         sd_roofline_point r;
         sd_cost_roofline(rq, batch->v[i], ctx, &r);
         unfit |= !r.fits;
-        const sd_cell row[] = { sd_text(rq->target->name), sd_text(rq->draft->name), sd_text(rq->hardware->name),
-                                sd_real(mean_alpha), sd_int((long long)batch->v[i]), sd_int((long long)ctx),
-                                sd_int((long long)r.gamma_opt), sd_real(r.improvement_opt), sd_real(r.c_effective),
-                                sd_real(r.verify_cost_ratio), sd_real(r.tokens_per_second),
+        const sd_cell row[] = { sd_text(rq->target->name), sd_text(rq->draft == rq->target ? "same" : rq->draft->name),
+                                sd_text(rq->hardware->name), sd_real(alpha), sd_int((long long)batch->v[i]),
+                                sd_int((long long)ctx), sd_int((long long)r.gamma_opt), sd_real(r.improvement_opt),
+                                sd_real(r.c_effective), sd_real(r.verify_cost_ratio), sd_real(r.tokens_per_second),
                                 sd_real(r.tokens_per_second_baseline), sd_text(r.compute_bound ? "compute" : "memory"),
                                 sd_text(r.fits ? "yes" : "no") };
         st = sd_table_add(t, row, err);
@@ -140,7 +228,35 @@ static sd_status point_rows(const sd_roofline_request *rq, double mean_alpha, co
                            "switch speculation off.", ctx, breakeven);
     if (st == SD_OK && unfit)
         st = sd_table_note(t, err, "context %.0f: rows with fits = no need more memory than %.0f x %s holds "
-                           "(both models' weights and KV caches).", ctx, rq->params.devices, rq->hardware->name);
+                           "(both models' weights and KV caches).", ctx, rq->params.tp, rq->hardware->name);
+    return st;
+}
+
+/* --breakdown: one pass's operators for the target (T = --verify-tokens,
+ * default 1) and the draft (T = 1, its window), at one (batch, context). */
+static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, double ctx, sd_table *t, sd_error *err)
+{
+    sd_status st = SD_OK;
+    for (int role = 0; role < 2 && st == SD_OK; role++) {
+        const sd_model_spec *m = role ? rq->draft : rq->target;
+        const sd_cost_params *cp = role ? &rq->draft_params : &rq->params;
+        double n = role == 0 && rq->verify_tokens > 0 ? rq->verify_tokens : 1.0;
+        double s = role && rq->draft_window > 0 ? fmin(ctx, rq->draft_window) : ctx;
+        sd_cost_op ops[SD_COST_MAX_OPS];
+        size_t k = sd_cost_breakdown(m, rq->hardware, cp, batch, n, s, ops);
+        double total = sd_cost_step_time(m, rq->hardware, cp, batch, n, s, NULL);
+        for (size_t i = 0; i < k && st == SD_OK; i++) {
+            const char *bound = ops[i].flops > 0 || ops[i].bytes > 0 ? (ops[i].compute_bound ? "compute" : "memory")
+                                                                      : "-";
+            if (strcmp(ops[i].name, "all_reduce") == 0)
+                bound = "link";
+            const sd_cell row[] = { sd_text(role ? "draft" : "target"), sd_text(m->name), sd_int((long long)batch),
+                                    sd_int((long long)s), sd_int((long long)n), sd_text(ops[i].name),
+                                    sd_real(ops[i].count), sd_real(ops[i].flops), sd_real(ops[i].bytes),
+                                    sd_real(ops[i].seconds), sd_real(ops[i].seconds / total), sd_text(bound) };
+            st = sd_table_add(t, row, err);
+        }
+    }
     return st;
 }
 
@@ -150,50 +266,75 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
                                         "improvement_opt", "c_effective", "verify_cost_ratio", "tokens_per_second",
                                         "tokens_per_second_baseline", "bound", "fits" };
     static const char *const sched_cols[] = { "context", "batch_from", "batch_to", "gamma" };
-    sd_presets p = { 0 };
-    sd_list l[3] = { { 0 } }, acc = { 0 };
+    static const char *const op_cols[] = { "role", "model", "batch", "context", "tokens", "operator", "count",
+                                           "flops", "bytes", "seconds", "share", "bound" };
+    setting s = { 0 };
+    sd_list l[3] = { { 0 } };
     sd_table *t = NULL;
-    sd_roofline_request rq = { 0 };
-    double mean_alpha = NAN;
-    int schedule = cli_given(a, "--schedule");
+    sd_roofline_request rq;
+    int schedule = cli_given(a, "--schedule"), breakdown = cli_given(a, "--breakdown");
     sd_status st;
     *out = NULL;
-    if ((st = load_presets(a, &p, err)) != SD_OK)
+    if ((st = sd_presets_load(a->data_dir, cli_value(a, "--models-file"), cli_value(a, "--hardware-file"),
+                              &s.presets, err)) != SD_OK)
         goto done;
     if (cli_given(a, "--list-models") || cli_given(a, "--list-hardware")) {
-        st = cli_given(a, "--list-models") ? list_models(&p, &t, err) : list_hardware(&p, &t, err);
+        st = cli_given(a, "--list-models") ? list_models(&s.presets, &t, err) : list_hardware(&s.presets, &t, err);
         goto done;
     }
-    if ((st = read_setting(a, &p, &rq, err)) != SD_OK ||
+    if (cli_given(a, "--calibrate")) {
+        st = cli_roofline_calibrate(a, &s.presets, &t, err);
+        goto done;
+    }
+    if (schedule && breakdown) {
+        st = sd_fail(err, SD_EINVAL, "--breakdown: give it or --schedule, not both");
+        goto done;
+    }
+    if ((st = read_setting(a, &s, &rq, err)) != SD_OK ||
         (st = cli_list(a, &BATCH, "1,2,4,8,16,32,64,128,256,512,1024", &l[0], err)) != SD_OK ||
         (st = cli_list(a, &CONTEXT, "4096", &l[1], err)) != SD_OK ||
-        (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK ||
-        (st = read_acceptance(a, &acc, &l[2], &rq, &mean_alpha, err)) != SD_OK ||
+        (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
+        goto done;
+    if (breakdown) {
+        st = cli_table(12, op_cols, &t, err);
+        for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
+            for (size_t i = 0; i < l[0].n && st == SD_OK; i++)
+                st = breakdown_rows(&rq, l[0].v[i], l[1].v[j], t, err);
+        goto done;
+    }
+    if ((st = read_acceptance(a, &s, &l[2], &rq, err)) != SD_OK || (st = check_contexts(a, &rq, &l[1], err)) != SD_OK ||
         (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
-        st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err)
-                      : point_rows(&rq, mean_alpha, &l[0], l[1].v[j], t, err);
+        st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &l[0], l[1].v[j], t, err);
 done:
-    sd_presets_free(&p);
-    sd_list_free(&acc);
+    setting_free(&s);
     return cli_finish(st, l, 3, t, out);
 }
 
 static const cli_option roofline_options[] = {
     { "--target", "NAME", "target model preset (see --list-models)" },
-    { "--draft", "NAME", "draft model preset" },
+    { "--draft", "NAME", "draft model preset, or 'same': self-speculation with the target's weights" },
     { "--hardware", "NAME", "accelerator preset (see --list-hardware)" },
     { "--alpha", "A", "acceptance rate, in [0, 1]" },
     { "--acceptance", "A1,...,AG", "per-position acceptance instead of alpha (gamma = 1..G)" },
+    { "--alpha-by-context", "FILE", "TSV of context and alpha, interpolated linearly, instead of --alpha" },
     { "--batch", "LIST", "sequences decoded together (default 1,2,4,...,1024)" },
     { "--context", "LIST", "context length S in tokens (default 4096)" },
     { "--gamma", "LIST", "draft lengths to consider, in [1, 256] (default 1:16)" },
-    { "--eta-flops", "X", "fraction of peak FLOP/s reached, in (0, 1] (default 0.5)" },
-    { "--eta-bw", "X", "fraction of peak bandwidth reached, in (0, 1] (default 0.8)" },
-    { "--overhead", "SEC", "fixed time per forward pass t0, seconds (default 2e-5)" },
-    { "--devices", "N", "GPUs with ideal tensor parallelism (default 1)" },
+    { "--granularity", "G", "operator (one roofline per operator, the default) or pass (one per forward pass)" },
+    { "--tp", "N", "tensor-parallel GPUs, in [1, 1024]: weights and KV heads split, two all-reduces a layer (default 1)" },
+    { "--draft-kv-window", "W", "the draft reads at most W cached tokens (StreamingLLM-style; default: all)" },
+    { "--verify-tokens", "T", "tokens verified per sequence per pass, in [1, 4096] (default gamma + 1; tree drafts)" },
+    { "--eta-flops", "X", "fraction of peak FLOP/s reached, in [0.001, 1] (default 0.5)" },
+    { "--eta-bw", "X", "fraction of peak bandwidth reached, in [0.001, 1] (default 0.8)" },
+    { "--overhead", "SEC", "fixed time per forward pass t0, seconds, in [0, 1] (default 2e-5)" },
+    { "--calibration", "FILE", "eta's and t0 per model and hardware from --save-calibration, instead of the three above" },
+    { "--breakdown", NULL, "print one pass's operators (FLOPs, bytes, time, bound) instead" },
     { "--schedule", NULL, "print the draft length per batch bucket instead" },
+    { "--calibrate", "FILE", "fit eta_F, eta_BW and t0 to measured step times (TSV: model, hardware, batch, context, "
+                             "tokens, seconds[, tp])" },
+    { "--save-calibration", "FILE", "with --calibrate: write the fits where --calibration reads them" },
     { "--list-models", NULL, "print the model presets" },
     { "--list-hardware", NULL, "print the hardware presets" },
     { "--models-file", "FILE", "model presets TSV (default: models.tsv in the data folder)" },

@@ -1,126 +1,179 @@
-/* fuzz_presets.c -- sd_cost_load_models and sd_cost_load_hardware (cost.h).
+/* fuzz_presets.c -- every TSV file of records the cost model reads: model and
+ * hardware presets (presets.h), measured step times and saved calibrations
+ * (calibrate.h), acceptance by context (cost.h).
  *
- * Input: the whole file, which both loaders read.  Properties:
- *   - each loader agrees with cost.h's rules read by the reference reader
- *     (fuzz_common.h): a header with every required column, every row's
- *     name of 1 to 63 characters, every figure a number >= 1e-300 (parse.h),
- *     params_active <= params_total and experts_active <= experts.  When
- *     they do not hold it fails; when they do it returns one record per row
- *     with those values (hardware scaled to FLOP/s, bytes/s and bytes) --
- *     or fails with a figure "outside" its range: cost.c bounds each column
- *     (column_max, e.g. tflops <= 1e9) so that no product overflows, bounds
- *     cost.h does not state, so the harness accepts any such bound;
- *   - every loaded record: name non-empty and NUL-terminated in its array,
- *     every numeric field positive and finite, experts_active <= experts,
- *     params_active <= params_total;
- *   - on failure *out and *n keep their sentinels;
- *   - sd_presets_model / sd_presets_hardware find every loaded name (its
- *     first record) and reject an unknown one;
+ * Input: the whole file, which all five loaders read.  For each, the harness
+ * holds the documented columns (the header comments of presets.h,
+ * calibrate.h and cost.h, restated in the tables below) and reads the file
+ * with the reference reader of fuzz_common.h.  Properties:
+ *   - each loader agrees with its documented rules: a header with every
+ *     required column, as many fields in every row as in the header, names
+ *     of 1 to 63 characters, every figure a number (parse.h) inside its
+ *     stated range (whole where stated), "-" only where a peak may be
+ *     unpublished (0), a number type one of fp4 fp8 int8 bf16 fp16 fp32,
+ *     params_active <= params_total and experts_active <= experts,
+ *     contexts strictly increasing and at least 2 rows for the acceptance.
+ *     Preset figures are also bounded above so that no product overflows,
+ *     bounds the headers do not state: there the harness accepts any
+ *     "is outside" refusal;
+ *   - every loaded record holds exactly the values read (scaled to SI
+ *     units), all finite;
+ *   - on failure the outputs keep their sentinels;
+ *   - sd_presets_model / sd_presets_hardware find every loaded name and
+ *     reject an unknown one;
  *   - every error message is one non-empty line.
  */
 #include <math.h>
 
 #include "fuzz_common.h"
 
-static const char *const MODEL_COLS[11] = { "name",     "params_total", "params_active", "bytes_per_param",
-                                            "layers",   "heads",        "kv_heads",      "head_dim",
-                                            "kv_bytes", "experts",      "experts_active" };
-static const char *const HW_COLS[4] = { "name", "tflops", "bandwidth_tbs", "memory_gb" };
+typedef enum { K_NAME, K_NUM, K_DASH, K_TYPE } kind;
 
-/* The reference: 1 and the figures of every row (ncols - 1 per row), or 0. */
-static int ref_presets(const ref_tsv *ref, const char *const *cols, size_t ncols, double **fig)
+typedef struct {
+    const char *col;
+    kind k;
+    double min, max; /* the documented range; max INFINITY where only a hidden bound applies */
+    int whole, optional;
+    double scale, dflt;
+} col;
+
+#define NAME(c) { c, K_NAME, 0, 0, 0, 0, 0, 0 }
+#define POS(c, scale) { c, K_NUM, 1e-300, INFINITY, 0, 0, scale, 0 }
+#define DASH(c) { c, K_DASH, 1e-300, INFINITY, 0, 1, 1e12, 0 }
+#define TYPE(c) { c, K_TYPE, 0, 0, 0, 0, 0, 0 }
+
+static const col MODELS[] = { NAME("name"),       POS("params_total", 1), POS("params_active", 1), POS("layers", 1),
+                              POS("d_model", 1),  POS("heads", 1),        POS("kv_heads", 1),      POS("head_dim", 1),
+                              POS("d_ff", 1),     POS("vocab", 1),        POS("experts", 1),       POS("experts_active", 1),
+                              TYPE("weight_dtype"), TYPE("kv_dtype"),     TYPE("act_dtype"),       TYPE("compute_dtype") };
+static const col HARDWARE[] = { NAME("name"),          POS("tflops_bf16", 1e12), DASH("tflops_fp16"),
+                                DASH("tflops_fp8"),    DASH("tflops_int8"),      DASH("tflops_fp4"),
+                                POS("bandwidth_tbs", 1e12), POS("memory_gb", 1e9), POS("link_gbs", 1e9),
+                                POS("link_latency_us", 1e-6) };
+static const col TIMES[] = { NAME("model"),
+                             NAME("hardware"),
+                             { "batch", K_NUM, 1, 1048576, 1, 0, 1, 0 },
+                             { "context", K_NUM, 0, 16777216, 1, 0, 1, 0 },
+                             { "tokens", K_NUM, 1, 4096, 1, 0, 1, 0 },
+                             { "seconds", K_NUM, 1e-300, 1e6, 0, 0, 1, 0 },
+                             { "tp", K_NUM, 1, 1024, 1, 1, 1, 1 } };
+static const col CALIBRATIONS[] = { NAME("model"), NAME("hardware"), { "eta_flops", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
+                                    { "eta_bw", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
+                                    { "overhead", K_NUM, 0, 1, 0, 0, 1, 0 } };
+static const col ALPHAS[] = { { "context", K_NUM, 0, 16777216, 0, 0, 1, 0 }, { "alpha", K_NUM, 0, 1, 0, 0, 1, 0 } };
+#define N(a) (sizeof a / sizeof a[0])
+
+static const char *const TYPES[] = { "fp4", "fp8", "int8", "bf16", "fp16", "fp32" };
+static const sd_dtype TYPE_IDS[] = { SD_FP4, SD_FP8, SD_INT8, SD_BF16, SD_FP16, SD_FP32 };
+
+/* The reference reading: 1 and per row per column its value (names: NaN;
+ * types: the sd_dtype), or 0 when a documented rule fails; *bound is 1
+ * when it failed only on a value above a range with a hidden bound. */
+static int reference(const ref_tsv *ref, const col *cols, size_t ncols, double **val, size_t *nrows)
 {
-    *fig = NULL;
+    *val = NULL;
+    *nrows = 0;
     if (ref->nrows == 0)
         return 0; /* no header line */
     const ref_row *head = &ref->row[0];
-    size_t idx[11];
+    size_t idx[16];
     for (size_t j = 0; j < ncols; j++)
-        if ((idx[j] = ref_column(head, cols[j])) == (size_t)-1)
+        if ((idx[j] = ref_column(head, cols[j].col)) == (size_t)-1 && !cols[j].optional)
             return 0;
-    size_t rows = ref->nrows - 1, per = ncols - 1;
+    size_t rows = ref->nrows - 1;
     if (rows > 100000)
         return 0;
-    double *f = calloc(rows * per + 1, sizeof *f);
-    if (f == NULL)
+    double *v = calloc(rows * ncols + 1, sizeof *v);
+    if (v == NULL)
         abort();
     for (size_t i = 0; i < rows; i++) {
         const ref_row *r = &ref->row[i + 1];
-        const sd_domain dom = { "x", 1e-300, INFINITY, 0 };
-        sd_error e;
-        if (r->nfields != head->nfields) {
-            free(f);
-            return 0;
-        }
-        size_t nl = strlen(r->field[idx[0]]);
-        if (nl == 0 || nl >= 64) {
-            free(f);
-            return 0;
-        }
-        for (size_t j = 1; j < ncols; j++)
-            if (sd_parse_number(r->field[idx[j]], &dom, &f[i * per + j - 1], &e) != SD_OK) {
-                free(f);
-                return 0;
+        if (r->nfields != head->nfields)
+            goto bad;
+        for (size_t j = 0; j < ncols; j++) {
+            double *x = &v[i * ncols + j];
+            const col *c = &cols[j];
+            if (idx[j] == (size_t)-1) {
+                *x = c->dflt;
+                continue;
             }
-        /* models: params_active <= params_total, experts_active <= experts */
-        if (ncols == 11 && (f[i * per + 1] > f[i * per + 0] || f[i * per + 9] > f[i * per + 8])) {
-            free(f);
-            return 0;
+            const char *f = r->field[idx[j]];
+            if (c->k == K_NAME) {
+                if (strlen(f) == 0 || strlen(f) >= 64)
+                    goto bad;
+                *x = NAN;
+            } else if (c->k == K_TYPE) {
+                size_t t = 0;
+                while (t < N(TYPES) && strcmp(f, TYPES[t]) != 0)
+                    t++;
+                if (t == N(TYPES))
+                    goto bad;
+                *x = (double)TYPE_IDS[t];
+            } else if (c->k == K_DASH && strcmp(f, "-") == 0) {
+                *x = 0;
+            } else {
+                const sd_domain dom = { "x", c->min, c->max, c->whole };
+                sd_error e;
+                if (sd_parse_number(f, &dom, x, &e) != SD_OK)
+                    goto bad;
+                *x *= c->scale;
+            }
         }
     }
-    *fig = f;
+    *val = v;
+    *nrows = rows;
     return 1;
+bad:
+    free(v);
+    return 0;
 }
 
-static void check_name(const char *name, size_t size, const ref_row *r, size_t col, const char *what)
+/* What every loader's failure must look like. */
+static void check_failure(sd_status st, const sd_error *err, int ok, int hidden_bound, const char *what)
 {
-    size_t len = strnlen(name, size);
-    CHECK(len < size, "%s: name not NUL-terminated", what);
-    CHECK(len > 0, "%s: empty name", what);
-    CHECK(strcmp(name, r->field[col]) == 0, "%s: name '%s', not '%s'", what, name, r->field[col]);
+    CHECK(st == SD_EINVAL, "%s: status %d", what, (int)st);
+    CHECK(!ok || (hidden_bound && strstr(err->msg, " is outside ") != NULL),
+          "%s rejects what the reference accepts, not for a bound: [%s]", what, err->msg);
+    check_message(err, what);
 }
 
-static void check_figure(double x, double want, const char *what, size_t i, const char *col)
+static void check_value(double got, double want, const char *what, size_t i, const char *c)
 {
-    CHECK(x > 0.0 && isfinite(x), "%s %zu: %s = %.17g is not positive and finite", what, i, col, x);
-    CHECK(x == want, "%s %zu: %s = %.17g, not %.17g", what, i, col, x, want);
+    CHECK(isfinite(got), "%s %zu: %s = %.17g is not finite", what, i, c, got);
+    CHECK(got == want, "%s %zu: %s = %.17g, not %.17g", what, i, c, got, want);
 }
 
 static void fuzz_models(const char *path, const ref_tsv *ref)
 {
-    double *fig;
-    int ok = ref_presets(ref, MODEL_COLS, 11, &fig);
+    double *v;
+    size_t rows;
+    int ok = reference(ref, MODELS, N(MODELS), &v, &rows);
+    for (size_t i = 0; ok && i < rows; i++)
+        ok = v[i * N(MODELS) + 2] <= v[i * N(MODELS) + 1] && v[i * N(MODELS) + 11] <= v[i * N(MODELS) + 10];
     sd_model_spec *m = (sd_model_spec *)(uintptr_t)0x5eed;
     size_t n = 4242;
     sd_error err;
     clear_error(&err);
-    sd_status st = sd_cost_load_models(path, &m, &n, &err);
-    CHECK(st != SD_OK || ok, "sd_cost_load_models accepts what the reference rejects%s", "");
-    CHECK(st == SD_OK || !ok || strstr(err.msg, " is outside ") != NULL,
-          "sd_cost_load_models rejects what the reference accepts, not for a bound: [%s]", err.msg);
+    sd_status st = sd_presets_load_models(path, &m, &n, &err);
+    CHECK(st != SD_OK || ok, "sd_presets_load_models accepts what the reference rejects%s", "");
     if (st != SD_OK) {
-        CHECK(st == SD_EINVAL, "sd_cost_load_models: status %d", (int)st);
-        CHECK(m == (sd_model_spec *)(uintptr_t)0x5eed && n == 4242, "sd_cost_load_models failed but wrote");
-        check_message(&err, "sd_cost_load_models");
-        free(fig);
+        check_failure(st, &err, ok, 1, "sd_presets_load_models");
+        CHECK(m == (sd_model_spec *)(uintptr_t)0x5eed && n == 4242, "sd_presets_load_models failed but wrote");
+        free(v);
         return;
     }
-    const ref_row *head = &ref->row[0];
-    size_t name_col = ref_column(head, "name");
-    CHECK(n == ref->nrows - 1, "%zu models; the file has %zu rows", n, ref->nrows - 1);
-    CHECK(m != NULL, "no array");
+    CHECK(n == rows, "%zu models; the file has %zu rows", n, rows);
+    size_t name_col = ref_column(&ref->row[0], "name");
     for (size_t i = 0; i < n; i++) {
         const sd_model_spec *s = &m[i];
-        const double *w = &fig[i * 10];
-        check_name(s->name, sizeof s->name, &ref->row[i + 1], name_col, "model");
-        const double got[10] = { s->params_total, s->params_active, s->bytes_per_param, s->layers, s->heads,
-                                 s->kv_heads,     s->head_dim,      s->kv_bytes,        s->experts, s->experts_active };
-        for (int k = 0; k < 10; k++)
-            check_figure(got[k], w[k], "model", i, MODEL_COLS[k + 1]);
-        CHECK(s->experts_active <= s->experts, "model %zu: experts_active %.17g > experts %.17g", i, s->experts_active,
-              s->experts);
-        CHECK(s->params_active <= s->params_total, "model %zu: params_active %.17g > params_total %.17g", i,
-              s->params_active, s->params_total);
+        const double *w = &v[i * N(MODELS)];
+        CHECK(strnlen(s->name, sizeof s->name) < sizeof s->name && strcmp(s->name, ref->row[i + 1].field[name_col]) == 0,
+              "model %zu: name '%.64s'", i, s->name);
+        const double got[] = { NAN,        s->params_total, s->params_active, s->layers,   s->d_model, s->heads,
+                               s->kv_heads, s->head_dim,    s->d_ff,          s->vocab,    s->experts,
+                               s->experts_active, (double)s->weight, (double)s->kv, (double)s->act, (double)s->compute };
+        for (size_t k = 1; k < N(MODELS); k++)
+            check_value(got[k], w[k], "model", i, MODELS[k].col);
     }
     sd_presets p = { m, n, NULL, 0 };
     for (size_t i = 0; i < n; i++) {
@@ -136,38 +189,36 @@ static void fuzz_models(const char *path, const ref_tsv *ref)
           "sd_presets_model found an unknown name");
     check_message(&err, "sd_presets_model");
     free(m);
-    free(fig);
+    free(v);
 }
 
 static void fuzz_hardware(const char *path, const ref_tsv *ref)
 {
-    double *fig;
-    int ok = ref_presets(ref, HW_COLS, 4, &fig);
+    double *v;
+    size_t rows;
+    int ok = reference(ref, HARDWARE, N(HARDWARE), &v, &rows);
     sd_hardware *h = (sd_hardware *)(uintptr_t)0x5eed;
     size_t n = 4242;
     sd_error err;
     clear_error(&err);
-    sd_status st = sd_cost_load_hardware(path, &h, &n, &err);
-    CHECK(st != SD_OK || ok, "sd_cost_load_hardware accepts what the reference rejects%s", "");
-    CHECK(st == SD_OK || !ok || strstr(err.msg, " is outside ") != NULL,
-          "sd_cost_load_hardware rejects what the reference accepts, not for a bound: [%s]", err.msg);
+    sd_status st = sd_presets_load_hardware(path, &h, &n, &err);
+    CHECK(st != SD_OK || ok, "sd_presets_load_hardware accepts what the reference rejects%s", "");
     if (st != SD_OK) {
-        CHECK(st == SD_EINVAL, "sd_cost_load_hardware: status %d", (int)st);
-        CHECK(h == (sd_hardware *)(uintptr_t)0x5eed && n == 4242, "sd_cost_load_hardware failed but wrote");
-        check_message(&err, "sd_cost_load_hardware");
-        free(fig);
+        check_failure(st, &err, ok, 1, "sd_presets_load_hardware");
+        CHECK(h == (sd_hardware *)(uintptr_t)0x5eed && n == 4242, "sd_presets_load_hardware failed but wrote");
+        free(v);
         return;
     }
-    const ref_row *head = &ref->row[0];
-    size_t name_col = ref_column(head, "name");
-    CHECK(n == ref->nrows - 1, "%zu hardware presets; the file has %zu rows", n, ref->nrows - 1);
-    CHECK(h != NULL, "no array");
+    CHECK(n == rows, "%zu hardware presets; the file has %zu rows", n, rows);
     for (size_t i = 0; i < n; i++) {
-        const double *w = &fig[i * 3];
-        check_name(h[i].name, sizeof h[i].name, &ref->row[i + 1], name_col, "hardware");
-        check_figure(h[i].flops, w[0] * 1e12, "hardware", i, "flops");
-        check_figure(h[i].bandwidth, w[1] * 1e12, "hardware", i, "bandwidth");
-        check_figure(h[i].memory, w[2] * 1e9, "hardware", i, "memory");
+        const sd_hardware *s = &h[i];
+        const double *w = &v[i * N(HARDWARE)];
+        CHECK(strnlen(s->name, sizeof s->name) > 0, "hardware %zu: empty name", i);
+        const double got[] = { NAN, s->flops[SD_BF16], s->flops[SD_FP16], s->flops[SD_FP8], s->flops[SD_INT8],
+                               s->flops[SD_FP4], s->bandwidth, s->memory, s->link_bandwidth, s->link_latency };
+        for (size_t k = 1; k < N(HARDWARE); k++)
+            check_value(got[k], w[k], "hardware", i, HARDWARE[k].col);
+        CHECK(s->flops[SD_FP32] == 0, "hardware %zu: an fp32 peak nobody gave", i);
     }
     sd_presets p = { NULL, 0, h, n };
     for (size_t i = 0; i < n; i++) {
@@ -176,14 +227,106 @@ static void fuzz_hardware(const char *path, const ref_tsv *ref)
                   strcmp(found->name, h[i].name) == 0 && found <= &h[i],
               "sd_presets_hardware('%s') does not find it", h[i].name);
     }
-    const sd_hardware *none = (const sd_hardware *)(uintptr_t)0x5eed;
-    clear_error(&err);
-    CHECK(sd_presets_hardware(&p, "hardware", "no\tsuch hardware", &none, &err) == SD_EINVAL &&
-              none == (const sd_hardware *)(uintptr_t)0x5eed,
-          "sd_presets_hardware found an unknown name");
-    check_message(&err, "sd_presets_hardware");
     free(h);
-    free(fig);
+    free(v);
+}
+
+static void fuzz_times(const char *path, const ref_tsv *ref)
+{
+    double *v;
+    size_t rows;
+    int ok = reference(ref, TIMES, N(TIMES), &v, &rows);
+    sd_step_time *t = (sd_step_time *)(uintptr_t)0x5eed;
+    size_t n = 4242;
+    sd_error err;
+    clear_error(&err);
+    sd_status st = sd_step_times_load(path, &t, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_step_times_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    if (st != SD_OK) {
+        check_failure(st, &err, ok, 0, "sd_step_times_load");
+        CHECK(t == (sd_step_time *)(uintptr_t)0x5eed && n == 4242, "sd_step_times_load failed but wrote");
+        free(v);
+        return;
+    }
+    CHECK(n == rows, "%zu step times; the file has %zu rows", n, rows);
+    for (size_t i = 0; i < n; i++) {
+        const double *w = &v[i * N(TIMES)];
+        const double got[] = { NAN, NAN, t[i].batch, t[i].context, t[i].tokens, t[i].seconds, t[i].tp };
+        for (size_t k = 2; k < N(TIMES); k++)
+            check_value(got[k], w[k], "step time", i, TIMES[k].col);
+        CHECK(t[i].line == ref->row[i + 1].line, "step time %zu: line %zu, not %zu", i, t[i].line, ref->row[i + 1].line);
+    }
+    free(t);
+    free(v);
+}
+
+static void fuzz_calibrations(const char *path, const ref_tsv *ref)
+{
+    double *v;
+    size_t rows;
+    int ok = reference(ref, CALIBRATIONS, N(CALIBRATIONS), &v, &rows);
+    sd_calibration *c = (sd_calibration *)(uintptr_t)0x5eed;
+    size_t n = 4242;
+    sd_error err;
+    clear_error(&err);
+    sd_status st = sd_calibration_load(path, &c, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_calibration_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    if (st != SD_OK) {
+        check_failure(st, &err, ok, 0, "sd_calibration_load");
+        CHECK(c == (sd_calibration *)(uintptr_t)0x5eed && n == 4242, "sd_calibration_load failed but wrote");
+        free(v);
+        return;
+    }
+    CHECK(n == rows, "%zu calibrations; the file has %zu rows", n, rows);
+    for (size_t i = 0; i < n; i++) {
+        const double *w = &v[i * N(CALIBRATIONS)];
+        check_value(c[i].eta_flops, w[2], "calibration", i, "eta_flops");
+        check_value(c[i].eta_bw, w[3], "calibration", i, "eta_bw");
+        check_value(c[i].overhead, w[4], "calibration", i, "overhead");
+        CHECK(sd_calibration_find(c, n, c[i].model, c[i].hardware) <= &c[i], "sd_calibration_find misses row %zu", i);
+    }
+    free(c);
+    free(v);
+}
+
+static void fuzz_alphas(const char *path, const ref_tsv *ref)
+{
+    double *v;
+    size_t rows;
+    int ok = reference(ref, ALPHAS, N(ALPHAS), &v, &rows) && rows >= 2;
+    for (size_t i = 1; ok && i < rows; i++)
+        ok = v[i * 2] > v[(i - 1) * 2];
+    double *ctx = (double *)(uintptr_t)0x5eed, *alpha = (double *)(uintptr_t)0x5eed;
+    size_t n = 4242;
+    sd_error err;
+    clear_error(&err);
+    sd_status st = sd_cost_load_alpha_by_context(path, &ctx, &alpha, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_cost_load_alpha_by_context says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    if (st != SD_OK) {
+        check_failure(st, &err, ok, 0, "sd_cost_load_alpha_by_context");
+        CHECK(ctx == (double *)(uintptr_t)0x5eed && alpha == (double *)(uintptr_t)0x5eed && n == 4242,
+              "sd_cost_load_alpha_by_context failed but wrote");
+        free(v);
+        return;
+    }
+    CHECK(n == rows, "%zu points; the file has %zu rows", n, rows);
+    sd_roofline_request rq = sd_roofline_defaults();
+    rq.alpha_context = ctx, rq.alpha_value = alpha, rq.nalpha = n;
+    for (size_t i = 0; i < n; i++) {
+        check_value(ctx[i], v[i * 2], "point", i, "context");
+        check_value(alpha[i], v[i * 2 + 1], "point", i, "alpha");
+        /* interpolation: exact at the rows, inside [0, 1] between them */
+        CHECK(sd_cost_alpha_at(&rq, ctx[i]) == alpha[i], "alpha at context %.17g is %.17g, not %.17g", ctx[i],
+              sd_cost_alpha_at(&rq, ctx[i]), alpha[i]);
+        if (i > 0) {
+            double mid = sd_cost_alpha_at(&rq, ctx[i - 1] + (ctx[i] - ctx[i - 1]) / 2);
+            CHECK(mid >= fmin(alpha[i - 1], alpha[i]) && mid <= fmax(alpha[i - 1], alpha[i]),
+                  "alpha between two rows %.17g", mid);
+        }
+    }
+    free(ctx);
+    free(alpha);
+    free(v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -193,6 +336,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ref_tsv_read(data, size, &ref);
     fuzz_models(path, &ref);
     fuzz_hardware(path, &ref);
+    fuzz_times(path, &ref);
+    fuzz_calibrations(path, &ref);
+    fuzz_alphas(path, &ref);
     ref_tsv_free(&ref);
     return 0;
 }

@@ -1,0 +1,67 @@
+/* calibrate.h -- the cost model fitted to measured step times.
+ *
+ * Given forward passes timed on real hardware (a model, an accelerator,
+ * B sequences of T new tokens at context S, tp GPUs, t seconds), finds for
+ * each (model, hardware) the eta_F, eta_BW and t0 of cost.h that make
+ * sd_cost_step_time closest to the times, by nonlinear least squares on
+ * the relative residuals (t_model - t) / t (GSL multifit_nlinear,
+ * Levenberg-Marquardt, eta's fitted as logarithms so they stay positive).
+ * Standard errors come from the covariance (J^T J)^-1 s^2 at the solution,
+ * s^2 = sum of squared residuals / (rows - free parameters); for eta's
+ * through the logarithm (delta method).  A parameter no row depends on
+ * (eta_F when every operator of every row is memory-bound, say) is not
+ * identified: it is held at its starting value and flagged.
+ */
+#ifndef SPECDEC_CALIBRATE_H
+#define SPECDEC_CALIBRATE_H
+
+#include <stddef.h>
+
+#include "specdec/cost.h"
+#include "specdec/status.h"
+
+/* One timed forward pass. */
+typedef struct {
+    char model[64], hardware[64];
+    double batch, context, tokens, tp, seconds;
+    size_t line; /* in its file, for messages (0 when not from a file) */
+} sd_step_time;
+
+/* The rows of a TSV file with columns model, hardware, batch, context,
+ * tokens, seconds and optionally tp (default 1): batch, tokens, tp whole
+ * >= 1, context whole >= 0, seconds > 0 and finite.  *out is malloc'd
+ * (release with free()).  SD_EINVAL names the file, line and column;
+ * SD_ENOMEM.  On failure *out and *n are untouched. */
+SD_API sd_status sd_step_times_load(const char *path, sd_step_time **out, size_t *n, sd_error *err);
+
+/* One (model, hardware) fit. */
+typedef struct {
+    char model[64], hardware[64];
+    size_t rows;
+    double eta_flops, eta_bw, overhead;          /* the fitted values */
+    double se_eta_flops, se_eta_bw, se_overhead; /* their standard errors (0 when held) */
+    int held_flops, held_bw;                     /* 1: not identified by the rows, held at the start */
+    double rms_rel_residual, max_rel_residual;
+} sd_calibration;
+
+/* Fits every (model, hardware) group of rows[0..n-1] (in order of first
+ * appearance) with the given granularity, starting from start's eta_F,
+ * eta_BW and t0.  *out is malloc'd (release with free()), *nout its
+ * length; predicted, when not NULL, receives each row's fitted time.
+ * SD_EINVAL when a row names a model or hardware not in p (message
+ * "LINE: ..."), when the hardware lacks the model's compute type, when a
+ * group has fewer than 4 rows, or when the fit fails to converge;
+ * SD_ENOMEM.  On failure *out is untouched. */
+SD_API sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, const sd_cost_params *start,
+                              sd_calibration **out, size_t *nout, double *predicted, sd_error *err);
+
+/* Fits as saved: a TSV file with columns model, hardware, eta_flops,
+ * eta_bw and overhead (others ignored): eta's in (0, 1], overhead in [0, 1].
+ * *out is malloc'd; SD_EINVAL naming file, line and column, SD_ENOMEM. */
+SD_API sd_status sd_calibration_load(const char *path, sd_calibration **out, size_t *n, sd_error *err);
+
+/* The fit for (model, hardware) among fits[0..n-1], or NULL. */
+SD_API const sd_calibration *sd_calibration_find(const sd_calibration *fits, size_t n, const char *model,
+                                                 const char *hardware);
+
+#endif
