@@ -15,7 +15,7 @@ _specdec_global_options="--data --help --version"
 # Options of simulate and policies that describe the model.
 _specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
-_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit"
+_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map verify-cost fit"
 
 # Options that take no value; every other option takes one.
 _specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware"

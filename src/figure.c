@@ -482,6 +482,51 @@ static sd_status roofline_map(const sd_figure_input *in, const char *name, int v
     return st;
 }
 
+/* verify-cost: t(B, gamma + 1, S) / t(B, 1, S) of llama-3.1-8b on one
+ * h100-sxm against batch, per context, for both granularities. */
+static const char *const VC_TARGET = "llama-3.1-8b", *const VC_HARDWARE = "h100-sxm";
+static const double VC_CONTEXTS[] = { 1024, 8192, 32768 };
+
+static sd_status verify_cost(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                             sd_error *err)
+{
+    (void)variant;
+    sd_presets p;
+    const sd_model_spec *t;
+    const sd_hardware *h;
+    sd_status st = one_value(&in->gamma, "gamma", name, err);
+    if (st != SD_OK || (st = sd_presets_load(in->data_dir, NULL, NULL, &p, err)) != SD_OK)
+        return st;
+    char where[96];
+    snprintf(where, sizeof where, "figure %s", name);
+    char names[7][64];
+    const char *cols[7] = { "batch" };
+    for (int k = 0; k < 6; k++) {
+        snprintf(names[k], sizeof names[k], "%s, S = %.0fK", k % 2 ? "pass" : "operator", VC_CONTEXTS[k / 2] / 1024);
+        cols[k + 1] = names[k];
+    }
+    sd_table *tab = NULL;
+    if ((st = sd_presets_model(&p, where, VC_TARGET, &t, err)) == SD_OK &&
+        (st = sd_presets_hardware(&p, where, VC_HARDWARE, &h, err)) == SD_OK &&
+        (st = sd_presets_check(t, h, err)) == SD_OK && (tab = sd_table_alloc(7, cols)) == NULL)
+        st = no_memory(err);
+    out->block[0] = tab, out->nblocks = tab != NULL;
+    double n = in->gamma.v[0] + 1.0;
+    for (double b = 1; st == SD_OK && b <= 1024; b *= 2) {
+        sd_cell row[7] = { sd_int((long long)b) };
+        for (int k = 0; k < 6; k++) {
+            sd_cost_params cp = sd_cost_defaults();
+            cp.granularity = k % 2 ? SD_GRANULARITY_PASS : SD_GRANULARITY_OPERATOR;
+            double s = VC_CONTEXTS[k / 2];
+            row[k + 1] = sd_real(sd_cost_step_time(t, h, &cp, b, n, s, NULL) / sd_cost_step_time(t, h, &cp, b, 1, s, NULL));
+        }
+        st = sd_table_add(tab, row, err);
+    }
+    out->target = VC_TARGET, out->draft = VC_HARDWARE;
+    sd_presets_free(&p);
+    return st;
+}
+
 /* ---- the table of figures ------------------------------------------------------------ */
 
 typedef struct {
@@ -576,6 +621,12 @@ static const figure_row FIGURES[SD_FIGURE_COUNT] = {
                   .summary = "best improvement and optimal gamma over batch x context on one H200",
                   .alpha = "0.8" },
         .compute = roofline_map },
+    [SD_FIGURE_VERIFY_COST] = {
+        .kind = { .id = SD_FIGURE_VERIFY_COST, .name = "verify-cost",
+                  .summary = "verification of γ + 1 tokens over one decode step against batch, per context, "
+                             "operator and pass granularity (Llama-3.1-8B, one H100)",
+                  .gamma = "4" },
+        .compute = verify_cost },
     [SD_FIGURE_FIT] = {
         .kind = { .id = SD_FIGURE_FIT, .name = "fit",
                   .summary = "an engine's counters (--input FILE): acceptance per position and the fits, "

@@ -93,6 +93,19 @@ while IFS='|' read -r status name pattern args; do
     fi
 done < "$CASES"
 done
+# examples/published.sh: one row per published measurement, each with specdec's number.
+sh "$ROOT/examples/published.sh" "$SPECDEC" "$D" > "$T/out" 2> "$T/err"
+got=$?
+want=$(grep -v '^#' "$D/published-measurements.tsv" | tail -n +2 | wc -l)
+rows=$(grep -c '^| [DS][0-9]' "$T/out")
+if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 5 ] &&
+   ! grep -q '| ms |\|| x |\|nan\|inf' "$T/out"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL published.sh: exit $got, $rows rows of $want, stderr '$(head -n 1 "$T/err")'"
+fi
+
 # Without gnuplot the figure's data and script are still written, one line
 # says how to install gnuplot, and the exit status is 1.
 env PATH=/nonexistent "$(command -v timeout)" "$CASE_TIMEOUT" "$SPECDEC" plot expected-tokens --out "$T/nognuplot" > "$T/out" 2> "$T/err"

@@ -417,6 +417,44 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
 }
 END_TEST
 
+/* verify-cost: each cell is the cost model's own ratio, computed here from
+ * the presets; operators make verification dearer than the pass model at
+ * short context once the linear layers turn compute-bound. */
+START_TEST(verify_cost_figure_is_the_cost_model)
+{
+    sd_figure_input in = small_input();
+    sd_figure_data d;
+    compute("verify-cost", &in, &d);
+    const sd_table *t = d.block[0];
+    ck_assert_uint_eq(sd_table_nrows(t), 11);
+    ck_assert_uint_eq(sd_table_ncols(t), 7);
+    ck_assert_str_eq(sd_table_name(t, 1), "operator, S = 1K");
+    ck_assert_str_eq(sd_table_name(t, 6), "pass, S = 32K");
+    sd_presets p;
+    ck_assert_int_eq(sd_presets_load(NULL, NULL, NULL, &p, NULL), SD_OK);
+    const sd_model_spec *m;
+    const sd_hardware *h;
+    ck_assert_int_eq(sd_presets_model(&p, "m", "llama-3.1-8b", &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_presets_hardware(&p, "h", "h100-sxm", &h, NULL), SD_OK);
+    for (size_t r = 0; r < 11; r++) {
+        double b = num(t, r, 0);
+        ck_assert_double_eq(b, ldexp(1, (int)r));
+        for (int k = 0; k < 6; k++) {
+            sd_cost_params cp = sd_cost_defaults();
+            cp.granularity = k % 2 ? SD_GRANULARITY_PASS : SD_GRANULARITY_OPERATOR;
+            double s = k / 2 == 0 ? 1024 : k / 2 == 1 ? 8192 : 32768;
+            double want = sd_cost_step_time(m, h, &cp, b, 5, s, NULL) / /* the default gamma 4 */
+                          sd_cost_step_time(m, h, &cp, b, 1, s, NULL);
+            ck_assert_double_eq(num(t, r, (size_t)k + 1), want);
+            ck_assert(want >= 1.0);
+        }
+    }
+    ck_assert(num(t, 6, 1) > 1.4 && num(t, 6, 2) < 1.2); /* batch 64, 1K: operators see the MLP turn compute-bound */
+    sd_figure_data_free(&d);
+    sd_presets_free(&p);
+}
+END_TEST
+
 /* ---- errors --------------------------------------------------------------------------- */
 
 /* Computes figure name with list `field` (0 alpha, 1 cost, 2 gamma, 3 mu) set to
@@ -540,6 +578,7 @@ Suite *figure_suite(void)
     tcase_add_test(tc, monte_carlo_points_sit_on_their_closed_forms);
     tcase_add_test(tc, adaptive_policies_has_a_row_per_policy);
     tcase_add_test(tc, roofline_figures_use_the_cost_model_and_the_data_folder);
+    tcase_add_test(tc, verify_cost_figure_is_the_cost_model);
     tcase_add_test(tc, errors_name_the_parameter);
     tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
     tcase_add_test(tc, only_the_table_s_figures_are_computed);

@@ -42,6 +42,11 @@
  *                   does not fit.
  *   roofline-map    log2_batch (0 .. 10), log2_context (8 .. 17; slowest),
  *                   improvement_opt, gamma_opt, fits (0 or 1), on one h200.
+ *   verify-cost     batch (1 .. 1024, doubling), then for contexts 1K, 8K
+ *                   and 32K: "operator, S = 1K", "pass, S = 1K", ... the
+ *                   verification cost ratio t(B, gamma + 1, S) / t(B, 1, S)
+ *                   of llama-3.1-8b on one h100-sxm (target: the model,
+ *                   draft: the hardware name).
  *   fit             block 0: `fit --report positions` of the counters file
  *                   `input`; block 1: `fit --report predictions` at the one
  *                   cost c for gamma = 1 .. twice the measured gamma, with
@@ -81,6 +86,7 @@ typedef enum {
     SD_FIGURE_ADAPTIVE_POLICIES,
     SD_FIGURE_ROOFLINE_BATCH,
     SD_FIGURE_ROOFLINE_MAP,
+    SD_FIGURE_VERIFY_COST,
     SD_FIGURE_FIT,
     SD_FIGURE_COUNT
 } sd_figure_id;

@@ -256,6 +256,18 @@ static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, dou
                                     sd_real(ops[i].seconds), sd_real(ops[i].seconds / total), sd_text(bound) };
             st = sd_table_add(t, row, err);
         }
+        /* the pass: every operator, t0 and communication together */
+        double flops = 0, bytes = 0;
+        for (size_t i = 0; i < k; i++)
+            flops += ops[i].flops, bytes += ops[i].bytes;
+        int cb;
+        sd_cost_step_time(m, rq->hardware, cp, batch, n, s, &cb);
+        const sd_cell row[] = { sd_text(role ? "draft" : "target"), sd_text(m->name), sd_int((long long)batch),
+                                sd_int((long long)s), sd_int((long long)n), sd_text("total"), sd_real(1),
+                                sd_real(flops), sd_real(bytes), sd_real(total), sd_real(1),
+                                sd_text(cb ? "compute" : "memory") };
+        if (st == SD_OK)
+            st = sd_table_add(t, row, err);
     }
     return st;
 }

@@ -257,6 +257,23 @@ static void script_roofline_map(const figure *f, int variant)
             f->k->name);
 }
 
+static void script_verify_cost(const figure *f, int variant)
+{
+    (void)variant;
+    char title[256];
+    snprintf(title, sizeof title, "Verifying γ + 1 = %g tokens, in decode steps: %s on one %s", f->in->gamma.v[0] + 1,
+             f->d->target, f->d->draft);
+    preamble(f, title, "batch size (sequences decoded together)", "t(B, γ + 1, S) / t(B, 1, S)");
+    fprintf(f->gp, "set logscale x 2\nset xrange [1:1024]\nset yrange [0.9:*]\nset key left top\n"
+                   "array C[3] = [\"#4575b4\", \"#1a9850\", \"#d73027\"]\n"
+                   "plot for [k=0:2] \"%s.dat\" index 0 using 1:(column(2 + 2*k)) with linespoints lw 3 pt 7 "
+                   "lc rgb C[k+1] title columnhead(2 + 2*k), \\\n"
+                   "  for [k=0:2] \"\" index 0 using 1:(column(3 + 2*k)) with lines lw 2 dt 2 lc rgb C[k+1] "
+                   "title columnhead(3 + 2*k), \\\n"
+                   "  1 with lines dt 3 lc rgb \"gray30\" title \"eq. (10): free\"\n",
+            f->k->name);
+}
+
 /* ---- an engine's counters: acceptance per position, improvement against gamma ---------------- */
 
 static void script_fit(const figure *f, int variant)
@@ -303,6 +320,7 @@ static const struct {
     [SD_FIGURE_ADAPTIVE_POLICIES] = { .write = script_policies },
     [SD_FIGURE_ROOFLINE_BATCH] = { .write = script_roofline_batch },
     [SD_FIGURE_ROOFLINE_MAP] = { .write = script_roofline_map },
+    [SD_FIGURE_VERIFY_COST] = { .write = script_verify_cost },
     [SD_FIGURE_FIT] = { .write = script_fit },
 };
 
