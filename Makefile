@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli test-install sanitize bench plots deps clean help install uninstall examples
+.PHONY: all run check test-unit test-cli test-scale test-install sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -74,7 +74,7 @@ run: $(SPECDEC)
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
 ## check: unit, CLI, install and short fuzz tests, then unit and CLI tests again under ASan+UBSan
-check: test-unit test-cli test-install test-fuzz
+check: test-unit test-cli test-scale test-install test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
 
 ## test-unit: the Check runner, one suite per library module
@@ -86,6 +86,11 @@ test-unit: $(TESTS)
 test-cli: $(SPECDEC)
 	@echo "  TEST  cli ($(BUILD))"
 	$(Q)sh tests/cli.sh $(SPECDEC)
+
+## test-scale: shards merged equal one run bit for bit; merge refuses what is not one job; GNU parallel
+test-scale: $(SPECDEC)
+	@echo "  TEST  scale ($(BUILD))"
+	$(Q)sh tests/scale.sh $(SPECDEC)
 
 ## test-install: install into a scratch DESTDIR, build examples/ against it, run it from /
 test-install: $(SPECDEC) $(LIBSO) $(LIBA)
@@ -108,7 +113,7 @@ plots: $(SPECDEC)
 bench: $(BUILD)/specdec-bench
 	$(Q)$(BUILD)/specdec-bench $(BENCH_TOKENS)
 
-## deps: make sure pkg-config, GSL, Check and gnuplot are installed
+## deps: make sure pkg-config, GSL, Check, gnuplot, groff, GNU parallel and clang are installed
 deps:
 	$(Q)missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
@@ -116,6 +121,7 @@ deps:
 	pkg-config --exists check 2>/dev/null || missing="$$missing check"; \
 	command -v gnuplot >/dev/null 2>&1 || missing="$$missing gnuplot-nox"; \
 	command -v groff >/dev/null 2>&1 || missing="$$missing groff-base"; \
+	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
 	command -v clang >/dev/null 2>&1 || missing="$$missing clang libclang-rt-dev"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \

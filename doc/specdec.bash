@@ -8,7 +8,7 @@
 # 'roofline', and file and folder names.  tests/man.sh checks that every
 # command and option of the program appears here.
 
-_specdec_commands="speedup optimal expect overlap metrics markov fit simulate policies sample validate roofline plot"
+_specdec_commands="speedup optimal expect overlap metrics markov fit simulate policies sample validate merge roofline plot"
 
 _specdec_global_options="--data --help --version"
 
@@ -29,12 +29,13 @@ _specdec_options()
     overlap)  echo "--drafts --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
-    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus $_specdec_model_options --format --help" ;;
+    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus $_specdec_model_options --shard --sweep --format --help" ;;
     fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --format --help" ;;
-    policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --format --help" ;;
-    sample)   echo "--draws --drafts --verify --seed --format --help" ;;
-    validate) echo "--quick --only --seed --threads --format --help" ;;
+    policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
+    sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
+    validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
     roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --eta-flops --eta-bw --overhead --calibration --breakdown --schedule --calibrate --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
+    merge)    echo "--format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --help" ;;
     esac
 }
@@ -174,7 +175,7 @@ _specdec()
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
     --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input | \
-        --alpha-by-context | --calibrate | --save-calibration | --calibration)
+        --alpha-by-context | --calibrate | --save-calibration | --calibration | --sweep)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)
@@ -218,6 +219,8 @@ _specdec()
         [[ $npos -eq 0 ]] && _specdec_reply "all $_specdec_figures" ;;
     overlap | sample)
         [[ $npos -lt 2 ]] && _specdec_compgen_files ;;
+    merge)
+        _specdec_compgen_files ;;
     fit)
         [[ $npos -lt 1 ]] && _specdec_compgen_files ;;
     esac

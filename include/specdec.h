@@ -15,6 +15,7 @@
  *   specdec/synth.h     synthetic target/draft models and the context bank
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
+ *   specdec/partial.h   partial results of sharded runs: text form and merge
  *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
  *   specdec/cost.h      the roofline cost model, operator by operator or per pass
  *   specdec/calibrate.h the cost model fitted to measured step times
@@ -70,6 +71,7 @@
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "specdec/engine.h"
+#include "specdec/partial.h"
 #include "specdec/presets.h"
 #include "specdec/cost.h"
 #include "specdec/calibrate.h"

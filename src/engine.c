@@ -39,6 +39,7 @@ void sd_engine_stats_free(sd_engine_stats *s)
     free(s->out_counts);
     free(s->pos_counts);
     free(s->moves);
+    free(s->chunk_beta);
     memset(s, 0, sizeof *s);
 }
 
@@ -53,9 +54,10 @@ static uint64_t *counters(size_t n)
     return c;
 }
 
-/* The counters of a run; the heuristic's moves only when moves is 1. */
+/* The counters of a run; the heuristic's moves only when moves is 1, the
+ * output counts only when outputs is 1. */
 static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts,
-                             size_t positions, int moves, sd_error *err)
+                             size_t positions, int moves, int outputs, sd_error *err)
 {
     memset(s, 0, sizeof *s);
     s->max_gamma = max_gamma;
@@ -67,11 +69,11 @@ static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab,
     s->reached = counters(max_gamma);
     s->accepted_at = counters(max_gamma);
     s->ctx_tokens = counters(contexts);
-    s->out_counts = counters(contexts * vocab);
+    s->out_counts = outputs ? counters(contexts * vocab) : NULL;
     s->pos_counts = counters(positions * vocab);
     s->moves = moves ? counters(2 * (max_gamma + 1) * SD_MOVE_BINS) : NULL;
-    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || !s->out_counts || !s->pos_counts ||
-        (moves && !s->moves)) {
+    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || (outputs && !s->out_counts) ||
+        !s->pos_counts || (moves && !s->moves)) {
         sd_engine_stats_free(s);
         return sd_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
                        contexts, vocab);
@@ -97,7 +99,7 @@ static void stats_merge(sd_engine_stats *into, const sd_engine_stats *from)
     }
     for (size_t i = 0; i < into->contexts; i++)
         into->ctx_tokens[i] += from->ctx_tokens[i];
-    for (size_t i = 0; i < into->contexts * into->vocab; i++)
+    for (size_t i = 0; into->out_counts != NULL && i < into->contexts * into->vocab; i++)
         into->out_counts[i] += from->out_counts[i];
     for (size_t i = 0; i < into->positions * into->vocab; i++)
         into->pos_counts[i] += from->pos_counts[i];
@@ -114,6 +116,7 @@ typedef struct {
     atomic_size_t chunks_done;
     atomic_int failed;   /* a worker failed: the others stop, progress stops waiting */
     double *chunk_beta; /* [nchunks] */
+    size_t shard, nshards; /* this process runs the chunks k = shard + j nshards (shard 0-based) */
     double *acc_k;       /* per-context acceptance with k > 1 drafts */
 } shared_run;
 
@@ -149,7 +152,8 @@ static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
     uint32_t token = c->token[x];
     rec->s->tokens++;
     rec->s->ctx_tokens[ci]++;
-    rec->s->out_counts[ci * rec->s->vocab + x]++;
+    if (rec->s->out_counts != NULL)
+        rec->s->out_counts[ci * rec->s->vocab + x]++;
     rec->beta_sum += rec->acc_k ? rec->acc_k[ci] : rec->v->acceptance(c);
     if (seq->len < rec->positions)
         rec->s->pos_counts[seq->len * rec->s->vocab + token]++;
@@ -399,7 +403,10 @@ static void *work(void *arg)
     if (w->st != SD_OK)
         atomic_store(&w->sh->failed, 1);
     while (w->st == SD_OK && !atomic_load(&w->sh->failed)) { /* claim a chunk only when able to run it */
-        size_t k = atomic_fetch_add(&w->sh->next_chunk, 1);
+        size_t j = atomic_fetch_add(&w->sh->next_chunk, 1);
+        if (j > (SIZE_MAX - w->sh->shard) / w->sh->nshards)
+            break;
+        size_t k = w->sh->shard + j * w->sh->nshards; /* chunk 0 is the pilot's */
         if (k >= w->sh->nchunks)
             break;
         run_chunk(w, k, r, &step);
@@ -506,8 +513,9 @@ static sd_status workers_alloc(const sd_engine_config *cfg, shared_run *sh, unsi
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
         ws[t].sh = sh;
         int moves = cfg->policy == SD_POLICY_HEURISTIC;
-        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, moves, err)) == SD_OK)
-            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, moves, err);
+        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, moves, !cfg->skip_outputs, err)) ==
+            SD_OK) /* the burn-in is counted nowhere: no output counts */
+            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, moves, 0, err);
     }
     if (st != SD_OK) {
         workers_free(ws, nt);
@@ -530,14 +538,17 @@ static sd_status worker_status(const worker *ws, unsigned n, sd_error *err)
 }
 
 /* Runs the pilot chunk on worker 0, then sizes the run: as many chunks as
- * about cfg->tokens tokens need, each with its beta sum slot. */
-static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker *w0, sd_error *err)
+ * about cfg->tokens tokens need, each with its beta sum slot.  A shard that
+ * does not own chunk 0 moves the pilot's counts to *pilot (so that what it
+ * records leaves them out) and starts worker 0 afresh. */
+static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker *w0, sd_engine_stats *pilot,
+                             sd_error *err)
 {
     double pilot_beta = 0.0;
     sh->nchunks = 1;
     sh->chunk_beta = &pilot_beta;
-    atomic_init(&sh->next_chunk, 1);
-    atomic_init(&sh->chunks_done, 1);
+    atomic_init(&sh->next_chunk, 0);
+    atomic_init(&sh->chunks_done, 0);
     atomic_init(&sh->failed, 0);
     run_pilot(w0);
     sh->chunk_beta = NULL;
@@ -549,7 +560,21 @@ static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker
     if ((sh->chunk_beta = calloc(sh->nchunks, sizeof *sh->chunk_beta)) == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh->nchunks);
     sh->chunk_beta[0] = pilot_beta;
-    return SD_OK;
+    if (sh->shard == 0) { /* chunk 0 is ours and done: claims start at the next one */
+        atomic_init(&sh->next_chunk, 1);
+        atomic_init(&sh->chunks_done, 1);
+        return SD_OK;
+    }
+    *pilot = w0->stats;
+    const sd_engine_stats *p = pilot;
+    return stats_alloc(&w0->stats, p->max_gamma, p->vocab, p->contexts, p->positions, p->moves != NULL,
+                       p->out_counts != NULL, err);
+}
+
+/* Chunks this shard runs: k = shard, shard + nshards, ... below nchunks. */
+static size_t owned_chunks(const shared_run *sh)
+{
+    return sh->nchunks > sh->shard ? (sh->nchunks - sh->shard - 1) / sh->nshards + 1 : 0;
 }
 
 /* Starts the workers, reports progress, joins them. */
@@ -564,43 +589,122 @@ static sd_status run_workers(const sd_engine_config *cfg, shared_run *sh, worker
     if (started == 0)
         return sd_fail(err, SD_EFAIL, "threads: cannot start an engine thread");
     /* Threads that could not start leave their chunks to the others. */
-    while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < sh->nchunks && !atomic_load(&sh->failed)) {
+    size_t owned = owned_chunks(sh);
+    while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < owned && !atomic_load(&sh->failed)) {
         struct timespec pause = { 0, 100000000 };
         nanosleep(&pause, NULL);
-        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)sh->nchunks,
-                      now_seconds() - t0);
+        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)owned, now_seconds() - t0);
     }
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
     return worker_status(ws, started, err);
 }
 
+/* alpha_hat: the chunks' beta sums in chunk order over the tokens. */
+static void finish_alpha(sd_engine_stats *s)
+{
+    double beta = 0.0;
+    for (size_t k = 0; k < s->nchunks; k++)
+        beta += s->chunk_beta[k];
+    s->alpha_hat = fmin(1.0, fmax(0.0, beta / (double)s->tokens)); /* a mean of beta in [0, 1], rounding aside */
+}
+
+/* The workers' counts merged in thread order into *out, with the chunk sums. */
+static void collect(worker *ws, unsigned nt, shared_run *sh, sd_engine_stats *out)
+{
+    *out = ws[0].stats;
+    ws[0].stats = (sd_engine_stats){ 0 };
+    for (unsigned t = 1; t < nt; t++)
+        stats_merge(out, &ws[t].stats);
+    out->nchunks = sh->nchunks;
+    out->chunk_beta = sh->chunk_beta;
+    sh->chunk_beta = NULL;
+}
+
 sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
 {
     double t0 = now_seconds();
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
-    shared_run sh = { .cfg = cfg };
+    int sharded = cfg->nshards > 1;
+    shared_run sh = { .cfg = cfg, .shard = sharded ? cfg->shard - 1 : 0, .nshards = sharded ? cfg->nshards : 1 };
     worker *ws = NULL;
-    sd_status st;
-    if ((st = check_config(cfg, err)) != SD_OK || (st = multi_acceptances(cfg, &sh.acc_k, err)) != SD_OK)
+    sd_engine_stats pilot = { 0 };
+    sd_status st = check_config(cfg, err);
+    if (st == SD_OK && cfg->io != NULL && cfg->io->replay != NULL)
+        return cfg->io->replay(cfg->io->arg, sd_engine_fingerprint(cfg), out, err);
+    if (st != SD_OK || (st = multi_acceptances(cfg, &sh.acc_k, err)) != SD_OK)
         return st;
-    if ((st = workers_alloc(cfg, &sh, nt, &ws, err)) == SD_OK && (st = plan_chunks(cfg, &sh, &ws[0], err)) == SD_OK)
+    if ((st = workers_alloc(cfg, &sh, nt, &ws, err)) == SD_OK &&
+        (st = plan_chunks(cfg, &sh, &ws[0], &pilot, err)) == SD_OK)
         st = run_workers(cfg, &sh, ws, nt, t0, err);
-    if (st == SD_OK) { /* merged in thread order; the real-valued beta sums in chunk order */
-        *out = ws[0].stats;
-        ws[0].stats = (sd_engine_stats){ 0 };
-        for (unsigned t = 1; t < nt; t++)
-            stats_merge(out, &ws[t].stats);
-        double beta = 0.0;
-        for (size_t k = 0; k < sh.nchunks; k++)
-            beta += sh.chunk_beta[k];
-        out->alpha_hat = fmin(1.0, fmax(0.0, beta / (double)out->tokens)); /* a mean of beta in [0, 1], rounding aside */
-        out->seconds = now_seconds() - t0;
+    sd_engine_stats got = { 0 };
+    if (st == SD_OK) {
+        collect(ws, nt, &sh, &got);
+        double pilot_beta = got.chunk_beta[0];
+        if (sh.shard != 0) /* another shard counts chunk 0 */
+            got.chunk_beta[0] = 0.0;
+        finish_alpha(&got);
+        if (cfg->io != NULL && cfg->io->record != NULL)
+            st = cfg->io->record(cfg->io->arg, sd_engine_fingerprint(cfg), &got, err);
+        if (sh.shard != 0) { /* the caller's copy counts the pilot too: finite means on every shard */
+            stats_merge(&got, &pilot);
+            got.chunk_beta[0] = pilot_beta;
+            finish_alpha(&got);
+        }
+        got.seconds = now_seconds() - t0;
     }
+    if (st == SD_OK)
+        *out = got;
+    else
+        sd_engine_stats_free(&got);
+    sd_engine_stats_free(&pilot);
     workers_free(ws, nt);
     free(sh.chunk_beta);
     free(sh.acc_k);
     return st;
+}
+
+sd_status sd_engine_stats_merge(sd_engine_stats *into, const sd_engine_stats *from, sd_error *err)
+{
+    if (into->max_gamma != from->max_gamma || into->vocab != from->vocab || into->contexts != from->contexts ||
+        into->positions != from->positions || (into->moves == NULL) != (from->moves == NULL) ||
+        (into->out_counts == NULL) != (from->out_counts == NULL) || into->nchunks != from->nchunks)
+        return sd_fail(err, SD_EINVAL, "the statistics differ in shape (gamma, vocabulary, contexts, positions, "
+                       "counters or chunks): not parts of one run");
+    stats_merge(into, from);
+    for (size_t k = 0; k < into->nchunks; k++)
+        into->chunk_beta[k] += from->chunk_beta[k];
+    finish_alpha(into);
+    return SD_OK;
+}
+
+/* FNV-1a over bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211u;
+    return h;
+}
+
+uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
+{
+    uint64_t h = 14695981039346656037u;
+    const sd_model *m = cfg->model;
+    size_t nv = m ? sd_model_vocab(m) : 0, nc = m ? sd_model_contexts(m) : 0;
+    const double num[] = { (double)nv, (double)nc, (double)cfg->policy, (double)cfg->gamma, (double)cfg->tokens,
+                           (double)cfg->seed, (double)cfg->seq_tokens, (double)cfg->positions,
+                           (double)(cfg->drafts > 1 ? cfg->drafts : 1), cfg->threshold, (double)cfg->gamma_max,
+                           (double)(cfg->skip_outputs != 0) };
+    h = fnv(h, num, sizeof num);
+    h = fnv(h, &cfg->seed, sizeof cfg->seed); /* all 64 bits, not just the double's 53 */
+    if (cfg->verifier != NULL)
+        h = fnv(h, cfg->verifier->name, strlen(cfg->verifier->name));
+    if (m != NULL && nc > 0) {
+        h = fnv(h, sd_model_context(m, 0)->p, nv * sizeof(double));
+        h = fnv(h, sd_model_context(m, 0)->q, nv * sizeof(double));
+    }
+    return sd_mix64(h);
 }
 
 double sd_engine_mean_n(const sd_engine_stats *s)
@@ -802,6 +906,14 @@ sd_status sd_engine_policies(const sd_engine_config *base, double cost, const do
 
 /* ---- one position, many draws (the sample command) ------------------------------- */
 
+/* What determines a sample's counts (engine.h: sd_engine_fingerprint). */
+static uint64_t sample_fingerprint(const sd_sample_config *cfg)
+{
+    sd_engine_config ec = { .model = cfg->model, .verifier = cfg->verifier, .tokens = cfg->draws, .seed = cfg->seed,
+                            .drafts = cfg->drafts, .gamma = 1 };
+    return sd_engine_fingerprint(&ec) ^ 0x73616d706c65u; /* "sample": never a run's digest by accident */
+}
+
 sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err)
 {
     const sd_verifier *v = cfg->verifier;
@@ -815,27 +927,52 @@ sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double
         return sd_fail(err, SD_EINVAL, "draws: need at least 1 draw");
     const sd_context *c = sd_model_context(cfg->model, 0);
     size_t n = sd_model_vocab(cfg->model);
-    uint64_t *by_rank = calloc(n, sizeof *by_rank);
+    sd_engine_stats rec = { 0 };
+    uint64_t fingerprint = sample_fingerprint(cfg);
+    sd_status st = SD_OK;
     double *work = malloc((2 * n + 1) * sizeof *work);
-    gsl_rng *r = sd_rng_stream(cfg->seed, 0);
-    if (by_rank == NULL || work == NULL || r == NULL) {
-        free(by_rank), free(work), gsl_rng_free(r);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
-    }
-    for (uint64_t d = 0; d < cfg->draws; d++) {
-        if (cfg->drafts > 1) { /* k drafts, recursive rejection */
-            int accepted;
-            by_rank[sd_verify_multi(c, cfg->drafts, r, work, &accepted)]++;
-            continue;
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
+    size_t nblocks = (size_t)((cfg->draws - 1) / SD_SAMPLE_BLOCK + 1);
+    if (work == NULL || r == NULL || stats_alloc(&rec, 0, n, 1, 0, 0, 1, NULL) != SD_OK ||
+        (rec.chunk_beta = calloc(nblocks, sizeof *rec.chunk_beta)) == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
+    else if (cfg->io != NULL && cfg->io->replay != NULL) {
+        sd_engine_stats_free(&rec);
+        if ((st = cfg->io->replay(cfg->io->arg, fingerprint, &rec, err)) == SD_OK &&
+            (rec.vocab != n || rec.contexts != 1 || rec.out_counts == NULL))
+            st = sd_fail(err, SD_EINVAL, "replay: the statistics do not fit a vocabulary of %zu", n);
+    } else {
+        rec.nchunks = nblocks;
+        uint64_t *by_rank = rec.out_counts;
+        size_t shard = cfg->nshards > 1 ? cfg->shard - 1 : 0, step = cfg->nshards > 1 ? cfg->nshards : 1;
+        for (size_t b = shard; b < nblocks; b += step) { /* block b: its own stream, (seed, b) */
+            sd_rng_reseed(r, cfg->seed, b);
+            uint64_t end = b + 1 == nblocks ? cfg->draws : (uint64_t)(b + 1) * SD_SAMPLE_BLOCK;
+            for (uint64_t d = (uint64_t)b * SD_SAMPLE_BLOCK; d < end; d++) {
+                rec.tokens++;
+                if (cfg->drafts > 1) { /* k drafts, recursive rejection */
+                    int accepted;
+                    by_rank[sd_verify_multi(c, cfg->drafts, r, work, &accepted)]++;
+                    continue;
+                }
+                uint32_t x = sd_verify_draft(v, c, r);
+                by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
+            }
         }
-        uint32_t x = sd_verify_draft(v, c, r);
-        by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
+        rec.iterations = rec.tokens;
+        if (cfg->io != NULL && cfg->io->record != NULL)
+            st = cfg->io->record(cfg->io->arg, fingerprint, &rec, err);
     }
+    if (st != SD_OK) {
+        sd_engine_stats_free(&rec), free(work), gsl_rng_free(r);
+        return st;
+    }
+    uint64_t *by_rank = rec.out_counts;
     v->output(c, n, work);
     for (size_t rank = 0; rank < n; rank++) { /* rank space back to token ids: O(V) */
         counts[c->token[rank]] = by_rank[rank];
         expect[c->token[rank]] = work[rank];
     }
-    free(by_rank), free(work), gsl_rng_free(r);
+    sd_engine_stats_free(&rec), free(work), gsl_rng_free(r);
     return SD_OK;
 }

@@ -100,6 +100,7 @@ static sd_engine_config engine(const run_ctx *v, const sd_model *m, const char *
     sd_engine_config ec = sd_engine_defaults();
     ec.model = m, ec.verifier = sd_verify_find(rule), ec.tokens = (uint64_t)(tokens * v->scale);
     ec.seed = v->cfg->seed, ec.threads = v->cfg->threads;
+    ec.shard = v->cfg->shard, ec.nshards = v->cfg->nshards, ec.io = v->cfg->io;
     return ec;
 }
 

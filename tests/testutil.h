@@ -29,6 +29,7 @@ Suite *validate_suite(void);
 Suite *figure_suite(void);
 Suite *cost_suite(void);
 Suite *fit_suite(void);
+Suite *partial_suite(void);
 Suite *counters_suite(void);
 
 /* The path of data file name through the library's resolver (data.h), so

@@ -88,6 +88,27 @@ SD_API void sd_step_free(sd_step *w);
  * be lowered between runs); the contexts belong to m.  Never fails. */
 SD_API size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);
 
+/* Shards and partial results (issue 14).  A run is split across processes
+ * by its chunks: shard i of n (1 <= i <= n) runs the chunks k with
+ * k mod n = i - 1.  Chunk 0 sizes the run, so every shard runs it, but only
+ * shard 1 counts it in what it records; the statistics a sharded run
+ * returns to its caller include chunk 0 anyway, so that a shard with no
+ * chunk of its own still returns finite means (they are for nothing but
+ * the caller's own bookkeeping: the shard's result is what `record`
+ * received).  The hooks: */
+typedef struct sd_engine_stats sd_engine_stats;
+typedef struct {
+    /* After a run: its statistics over the shard's own chunks, with
+     * fingerprint (sd_engine_fingerprint) naming the run's configuration.
+     * A failure fails the run. */
+    sd_status (*record)(void *arg, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err);
+    /* Instead of a run: when not NULL, sd_engine_run and sd_engine_sample
+     * run nothing and take their statistics from here (merged shards); *out
+     * then belongs to the caller as if the engine had filled it. */
+    sd_status (*replay)(void *arg, uint64_t fingerprint, sd_engine_stats *out, sd_error *err);
+    void *arg;
+} sd_engine_io;
+
 typedef struct {
     const sd_model *model;
     const sd_verifier *verifier;
@@ -105,9 +126,14 @@ typedef struct {
     size_t drafts;       /* k <= 64 drafts per position, recursive rejection (SpecInfer); 0 or 1: one */
     double threshold;    /* threshold policy: least top draft probability to keep drafting */
     size_t gamma_max;    /* heuristic policy: the largest draft length */
+    int skip_outputs;    /* 1: no per-(context, rank) output counts (out_counts NULL): only the output
+                          * tests (sd_engine_output_gof) need them, and they cost contexts x vocab
+                          * counters per thread and a write per token */
+    uint32_t shard, nshards; /* run shard `shard` of `nshards` (see above); nshards 0 or 1: the whole run */
+    const sd_engine_io *io;  /* record or replay hooks; NULL: none */
 } sd_engine_config;
 
-typedef struct {
+struct sd_engine_stats {
     uint64_t iterations, tokens, sequences;
     uint64_t draft_calls, target_calls, target_positions;
     uint64_t verified, accepted; /* drafts that reached verification, and those accepted */
@@ -137,7 +163,25 @@ typedef struct {
      * move.  Merged over threads like the other counts; freed by
      * sd_engine_stats_free. */
     uint64_t *moves;
-} sd_engine_stats;
+    size_t nchunks;              /* the run's chunks (all shards together) */
+    double *chunk_beta;          /* [nchunks]: each chunk's sum of beta over its emitted tokens (0 for
+                                  * chunks another shard ran); alpha_hat = their sum in chunk order / tokens */
+};
+
+/* A 64-bit digest of what determines a run's statistics: the model (its
+ * vocabulary, contexts and first context's p and q), the verifier, policy,
+ * gamma, tokens, seed, seq_tokens, positions, drafts, threshold, gamma_max
+ * and skip_outputs -- not threads, progress, shards or hooks.  Two
+ * processes given the same options compute the same digest.  Never fails. */
+SD_API uint64_t sd_engine_fingerprint(const sd_engine_config *cfg);
+
+/* Adds the counts of `from` into `into` (same shape: max_gamma, vocab,
+ * contexts, positions, moves and out_counts present or not, nchunks) and
+ * its chunk_beta entries; then sets into->alpha_hat from the chunk sums in
+ * chunk order, as sd_engine_run does -- so merging the shards of a run
+ * gives the unsharded run's statistics bit for bit.  SD_EINVAL when the
+ * shapes differ (into is then unchanged). */
+SD_API sd_status sd_engine_stats_merge(sd_engine_stats *into, const sd_engine_stats *from, sd_error *err);
 
 /* The defaults: fixed policy, gamma 5, 10^6 tokens, seed 20261129, one
  * thread, one draft per position, threshold 0.5, gamma_max 32; model and
@@ -168,14 +212,21 @@ SD_API size_t sd_engine_bytes(const sd_engine_config *cfg, size_t vocab, size_t 
 /* Speculative sampling at one position of a context-free model (the seed's
  * four-token example): `draws` times, x ~ q is accepted with probability
  * min(1, p(x)/q(x)) or replaced by the rule's resample -- or, with drafts
- * k > 1, recursive rejection over k drafts (adjusted only).  Random stream
- * (seed, 0). */
+ * k > 1, recursive rejection over k drafts (adjusted only).  The draws come
+ * in blocks of SD_SAMPLE_BLOCK, block b from random stream (seed, b) (so up
+ * to SD_SAMPLE_BLOCK draws use stream (seed, 0) alone, as before blocks
+ * existed); shard i of n draws the blocks b with b mod n = i - 1, and
+ * records its counts (by rank, as out_counts of one context) through
+ * io->record; io->replay supplies them instead. */
+#define SD_SAMPLE_BLOCK 1048576u
 typedef struct {
     const sd_model *model;       /* context 0 is used; built by sd_model_pair */
     const sd_verifier *verifier; /* token-wise and not greedy: adjusted or target */
     size_t drafts;               /* k in [1, 64] */
     uint64_t draws;              /* >= 1 */
     uint64_t seed;
+    uint32_t shard, nshards;     /* as in sd_engine_config */
+    const sd_engine_io *io;      /* as in sd_engine_config */
 } sd_sample_config;
 
 /* Fills counts[0..V-1] with how often each token id was emitted and

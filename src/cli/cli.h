@@ -13,7 +13,7 @@
 #include "specdec.h"
 
 #define CLI_MAX_OPTIONS 40
-#define CLI_MAX_POSITIONAL 4
+#define CLI_MAX_POSITIONAL 4096 /* merge takes a file per shard */
 
 typedef struct {
     const char *name;    /* "--alpha" */
@@ -33,6 +33,7 @@ typedef struct {
     int own_format; /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
     const cli_option *common; /* options shared with other commands (the model options), or NULL */
+    int scales;               /* 1: runs the engine, so takes --shard, --sweep and --format partial (scale.c) */
 } cli_command;
 
 /* The command's i-th option, counting `options` and then `common`; NULL past the end. */
@@ -45,6 +46,8 @@ struct cli_args {
     const char *pos[CLI_MAX_POSITIONAL];
     int npos;
     const char *data_dir; /* the global --data DIR, or NULL */
+    uint32_t shard, nshards;  /* set by scale.c: the engine runs only this shard (0, 0: all) ... */
+    const sd_engine_io *io;   /* ... and records or replays through these hooks (NULL: neither) */
 };
 
 /* Parses argv (after the command name).  Sets *help when --help is given.
@@ -122,8 +125,27 @@ extern const char *const CLI_GRANULARITIES[];
  * group's fit; writes the fits to --save-calibration FILE when given. */
 sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err);
 
+/* ---- scale.c: --shard, --sweep, --format partial, merge ---------------------- */
+
+/* The options every scaling command lists. */
+#define CLI_SCALE_OPTIONS                                                                                       \
+    { "--shard", "I/N", "run only shard I of N (chunks I-1, I-1+N, ...) and print a partial result for merge" }, \
+    { "--sweep", "FILE", "one run per row of a TSV whose columns are options (alpha, gamma, ...)" }
+
+/* Runs cmd (a scaling command) as a job: its invocations (one, or one per
+ * --sweep row) from its arguments argv[0..argc-1] as parsed into a.  With
+ * partial, every run is recorded into *part (shard --shard, default 1/1)
+ * and *out stays NULL; else the invocations' tables are joined into *out.
+ * The statuses of the command (SD_ECHECK passes through, except for a
+ * partial), and SD_EINVAL for a bad --shard or --sweep. */
+sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
+                        sd_table **out, sd_partial *part, sd_error *err);
+
+/* The command called name[0..len-1] (main.c's table), or NULL. */
+const cli_command *cli_find_command_n(const char *name, size_t len);
+
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit;
+    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge;
 
 #endif

@@ -248,6 +248,9 @@ static sd_status read_engine_options(const cli_args *a, const model_spec *ms, sd
     ec->tokens = (uint64_t)tokens;
     ec->threads = (unsigned)threads;
     ec->seed = ms->synth.seed;
+    ec->shard = a->shard, ec->nshards = a->nshards, ec->io = a->io;
+    if (a->nshards > 1 && cli_given(a, "--export-prometheus"))
+        return sd_fail(err, SD_EINVAL, "--export-prometheus: a shard's counters are partial; export from one run");
     if (isatty(STDERR_FILENO))
         ec->progress = progress_line;
     return SD_OK;
@@ -332,6 +335,7 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     }
     sc.model = m, sc.drafts = (size_t)drafts, sc.draws = (uint64_t)draws, sc.seed = (uint64_t)seed;
+    sc.shard = a->shard, sc.nshards = a->nshards, sc.io = a->io;
     if ((st = sd_engine_sample(&sc, counts, expect, err)) != SD_OK)
         goto done;
     for (size_t tok = 0; tok < n && st == SD_OK; tok++) {
@@ -385,6 +389,7 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
         sd_engine_config base = sd_engine_defaults();
         base.model = m, base.verifier = v, base.gamma_max = (size_t)gamma_max, base.tokens = (uint64_t)tokens;
         base.seed = ms.synth.seed, base.threads = (unsigned)threads;
+        base.shard = a->shard, base.nshards = a->nshards, base.io = a->io;
         st = sd_engine_policies(&base, cost, th.v, th.n, out, err);
     }
 done:
@@ -428,6 +433,7 @@ static const cli_option simulate_options[] = {
     { "--tokens", "T", "about T tokens per row, in whole chunks of 2048 iterations, at most 1e10 (about 20 min on 2 cores) (default 1000000)" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 1)" },
     { "--export-prometheus", "FILE", "write the run's counters in vLLM's Prometheus exposition format (for fit)" },
+    CLI_SCALE_OPTIONS,
     { NULL, NULL, NULL },
 };
 
@@ -436,13 +442,14 @@ static const cli_option sample_options[] = {
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
     { "--verify", "NAME", "adjusted or target (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
+    CLI_SCALE_OPTIONS,
     { NULL, NULL, NULL },
 };
 
 const cli_command cmd_simulate = {
     "simulate", "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q] [--gamma LIST] ...",
     "run the rejection sampler on synthetic or file models and compare with eq. (4)",
-    simulate_options, 0, 0, run_simulate, 0, NULL, model_options,
+    simulate_options, 0, 0, run_simulate, 0, NULL, model_options, 1,
 };
 
 static const cli_option policies_options[] = {
@@ -451,17 +458,18 @@ static const cli_option policies_options[] = {
     { "--thresholds", "LIST", "thresholds for the threshold policy (default: quartiles of the draft's top probability)" },
     { "--tokens", "T", "tokens per run, at most 1e10 (about 20 min on 2 cores) (default 300000)" },
     { "--threads", "K", "threads (default 2)" },
+    CLI_SCALE_OPTIONS,
     { NULL, NULL, NULL },
 };
 
 const cli_command cmd_policies = {
     "policies", "policies --cost C [model options as simulate] [--gamma-max G] [--thresholds LIST]",
     "draft-length policies side by side: fixed, heuristic +2/-1, threshold, oracle, ceiling",
-    policies_options, 0, 0, run_policies, 0, NULL, model_options,
+    policies_options, 0, 0, run_policies, 0, NULL, model_options, 1,
 };
 
 const cli_command cmd_sample = {
     "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target] [--seed S]",
     "one position of speculative sampling: observed against expected output frequencies",
-    sample_options, 2, 2, run_sample, 0, NULL, NULL,
+    sample_options, 2, 2, run_sample, 0, NULL, NULL, 1,
 };

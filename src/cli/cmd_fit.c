@@ -111,5 +111,5 @@ static const cli_option fit_options[] = {
 const cli_command cmd_fit = {
     "fit", "fit FILE (--cost C | --target T --draft D --hardware H) [--report NAME] ...",
     "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, TSV), the i.i.d. test, the best gamma",
-    fit_options, 1, 1, run_fit, 0, NULL, NULL,
+    fit_options, 1, 1, run_fit, 0, NULL, NULL, 0,
 };

@@ -111,11 +111,11 @@ static const cli_option markov_options[] = {
 const cli_command cmd_metrics = {
     "metrics", "metrics (--alpha LIST | --mean-acceptance-length LIST | --acceptance-rate LIST) --gamma LIST",
     "serving-engine metrics from alpha, or alpha from them (GSL root finder)",
-    metrics_options, 0, 0, run_metrics, 0, NULL, NULL,
+    metrics_options, 0, 0, run_metrics, 0, NULL, NULL, 0,
 };
 
 const cli_command cmd_markov = {
     "markov", "markov --alpha-easy A --alpha-hard B --stay P [--gamma LIST] [--cost C]",
     "E(N) under two-state Markov acceptance (transfer matrix) against the i.i.d. eq. (4)",
-    markov_options, 0, 0, run_markov, 0, NULL, NULL,
+    markov_options, 0, 0, run_markov, 0, NULL, NULL, 0,
 };

@@ -40,5 +40,5 @@ static const cli_option overlap_options[] = {
 const cli_command cmd_overlap = {
     "overlap", "overlap P_FILE Q_FILE [--drafts K]",
     "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6)",
-    overlap_options, 2, 2, run_overlap, 0, NULL, NULL,
+    overlap_options, 2, 2, run_overlap, 0, NULL, NULL, 0,
 };

@@ -119,5 +119,5 @@ static const cli_option plot_options[] = {
 const cli_command cmd_plot = {
     "plot", "plot NAME|all [--out DIR] [--format png|svg] [--alpha LIST] [--cost LIST] [--gamma LIST] ...",
     "draw a figure with gnuplot: improvement-vs-gamma, optimal-gamma-map, ... (see --help)",
-    plot_options, 1, 1, run_plot, 1, list_figures, NULL,
+    plot_options, 1, 1, run_plot, 1, list_figures, NULL, 0,
 };

@@ -357,5 +357,5 @@ static const cli_option roofline_options[] = {
 const cli_command cmd_roofline = {
     "roofline", "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
     "the optimal gamma by batch and context under a roofline cost model; the break-even batch",
-    roofline_options, 0, 0, run_roofline, 0, NULL, NULL,
+    roofline_options, 0, 0, run_roofline, 0, NULL, NULL, 0,
 };

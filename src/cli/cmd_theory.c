@@ -372,17 +372,17 @@ static const cli_option expect_options[] = {
 const cli_command cmd_speedup = {
     "speedup", "speedup --alpha LIST --cost LIST [--gamma LIST] [--mu LIST] | --from FILE",
     "E(N), cost factor, wall-time improvement and FLOP factor per gamma (eqs. 4, 9, 10, 11)",
-    speedup_options, 0, 0, run_speedup, 0, NULL, NULL,
+    speedup_options, 0, 0, run_speedup, 0, NULL, NULL, 0,
 };
 
 const cli_command cmd_optimal = {
     "optimal", "optimal --alpha LIST --cost LIST | --from FILE",
     "the draft length that maximises eq. (10), via Lambert W",
-    optimal_options, 0, 0, run_optimal, 0, NULL, NULL,
+    optimal_options, 0, 0, run_optimal, 0, NULL, NULL, 0,
 };
 
 const cli_command cmd_expect = {
     "expect", "expect --alpha LIST --gamma LIST",
     "the distribution of N, tokens per iteration (eqs. 2, 3)",
-    expect_options, 0, 0, run_expect, 0, NULL, NULL,
+    expect_options, 0, 0, run_expect, 0, NULL, NULL, 0,
 };

@@ -29,6 +29,7 @@ static sd_status run_validate(const cli_args *a, sd_table **out, sd_error *err)
         numbers[i] = (unsigned)only.v[i];
     cfg.quick = cli_given(a, "--quick"), cfg.seed = (uint64_t)seed, cfg.threads = (unsigned)threads;
     cfg.only = numbers, cfg.nonly = only.n;
+    cfg.shard = a->shard, cfg.nshards = a->nshards, cfg.io = a->io;
     if ((st = sd_validate_run(&cfg, out, &passed, err)) != SD_OK)
         goto done;
     sd_table_note(*out, NULL, passed ? "validate: every check passed and every negative control was caught."
@@ -60,11 +61,12 @@ static const cli_option validate_options[] = {
     { "--seed", "S", "random seed (default 20261129)" },
     { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 2)" },
     { "--only", "LIST", "run only the checks with these numbers (see below), e.g. 3,12 or 4:7" },
+    CLI_SCALE_OPTIONS,
     { NULL, NULL, NULL },
 };
 
 const cli_command cmd_validate = {
     "validate", "validate [--quick] [--only LIST] [--seed S] [--threads K]",
     "hold every closed form against the rejection sampler; exit 0 iff all pass",
-    validate_options, 0, 0, run_validate, 0, list_checks, NULL,
+    validate_options, 0, 0, run_validate, 0, list_checks, NULL, 1,
 };

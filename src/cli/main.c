@@ -16,8 +16,16 @@
 /* The subcommands: adding a command is adding a row. */
 static const cli_command *const COMMANDS[] = {
     &cmd_speedup, &cmd_optimal, &cmd_expect, &cmd_overlap, &cmd_metrics, &cmd_markov, &cmd_fit,
-    &cmd_simulate, &cmd_policies, &cmd_sample, &cmd_validate, &cmd_roofline, &cmd_plot, NULL,
+    &cmd_simulate, &cmd_policies, &cmd_sample, &cmd_validate, &cmd_merge, &cmd_roofline, &cmd_plot, NULL,
 };
+
+const cli_command *cli_find_command_n(const char *name, size_t len)
+{
+    for (int i = 0; COMMANDS[i] != NULL; i++)
+        if (strlen(COMMANDS[i]->name) == len && strncmp(COMMANDS[i]->name, name, len) == 0)
+            return COMMANDS[i];
+    return NULL;
+}
 
 enum { EXIT_USAGE = 2, EXIT_FAILURE_OTHER = 1 };
 
@@ -89,7 +97,8 @@ static void print_command_help(const cli_command *c)
         printf("  %-22s %s\n", lhs, help);
     }
     if (!c->own_format)
-        printf("  %-22s %s (default text)\n", "--format FORMAT", sd_format_names());
+        printf("  %-22s %s%s (default text)\n", "--format FORMAT", sd_format_names(),
+               c->scales ? ", or partial (the counts, for merge)" : "");
     printf("  %-22s %s\n", "--help", "this text");
     if (c->more_help != NULL)
         c->more_help();
@@ -218,7 +227,13 @@ int main(int argc, char **argv)
         print_command_help(cmd);
         return finish_output(&err);
     }
-    if (st == SD_OK && format_name != NULL)
+    int partial = format_name != NULL && strcmp(format_name, "partial") == 0;
+    if (st == SD_OK && partial && !cmd->scales)
+        st = sd_fail(&err, SD_EINVAL, "--format: partial results come from simulate, policies, sample and validate");
+    if (st == SD_OK && cli_given(&args, "--shard") && format_name != NULL && !partial)
+        st = sd_fail(&err, SD_EINVAL, "--shard: a shard prints a partial result; give --format %s to "
+                     "'specdec merge'", format_name);
+    if (st == SD_OK && format_name != NULL && !partial)
         st = sd_format_parse(format_name, &format, &err);
     if (st != SD_OK) {
         name_flag(cmd, &err);
@@ -226,7 +241,17 @@ int main(int argc, char **argv)
     }
 
     sd_table *table = NULL;
-    st = cmd->run(&args, &table, &err);
+    if (cmd->scales && (partial || cli_given(&args, "--shard") || cli_given(&args, "--sweep"))) {
+        sd_partial part;
+        partial |= cli_given(&args, "--shard");
+        st = cli_scale_run(cmd, &args, argc - 2, argv + 2, partial, &table, &part, &err);
+        if (st == SD_OK && partial) {
+            st = sd_partial_write(&part, stdout, &err);
+            sd_partial_free(&part);
+            return st == SD_OK ? 0 : fail(st, &err);
+        }
+    } else
+        st = cmd->run(&args, &table, &err);
     if (st == SD_OK || st == SD_ECHECK) { /* a failed check still reports in full */
         sd_status wst = sd_format_write(table, format, stdout, &err);
         st = wst != SD_OK ? wst : st;

@@ -1,0 +1,442 @@
+/* partial.c -- partial results of sharded runs: copy, text form, merge (see partial.h). */
+#include "specdec/partial.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the arrays of a run's statistics, by name, in the text's order ---------------------- */
+
+typedef struct {
+    const char *name;
+    uint64_t **field; /* into the stats */
+    size_t n;         /* its length */
+    int optional;     /* NULL when absent (out_counts, moves) */
+} array_ref;
+
+enum { NARRAYS = 7 };
+
+static void arrays_of(sd_engine_stats *s, array_ref a[NARRAYS])
+{
+    a[0] = (array_ref){ "n_hist", &s->n_hist, s->max_gamma + 2, 0 };
+    a[1] = (array_ref){ "reached", &s->reached, s->max_gamma, 0 };
+    a[2] = (array_ref){ "accepted_at", &s->accepted_at, s->max_gamma, 0 };
+    a[3] = (array_ref){ "ctx_tokens", &s->ctx_tokens, s->contexts, 0 };
+    a[4] = (array_ref){ "out_counts", &s->out_counts, s->contexts * s->vocab, 1 };
+    a[5] = (array_ref){ "pos_counts", &s->pos_counts, s->positions * s->vocab, 0 };
+    a[6] = (array_ref){ "moves", &s->moves, 2 * (s->max_gamma + 1) * SD_MOVE_BINS, 1 };
+}
+
+/* Arrays for a run of this shape, zeroed; out_counts and moves when asked. */
+static sd_status stats_shape(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts, size_t positions,
+                             int moves, int outputs, size_t nchunks, sd_error *err)
+{
+    *s = (sd_engine_stats){ .max_gamma = max_gamma, .max_n = max_gamma + 1, .vocab = vocab, .contexts = contexts,
+                            .positions = positions, .nchunks = nchunks };
+    array_ref a[NARRAYS];
+    arrays_of(s, a);
+    int ok = (s->chunk_beta = calloc(nchunks ? nchunks : 1, sizeof(double))) != NULL;
+    for (int i = 0; i < NARRAYS && ok; i++)
+        if (!a[i].optional || (i == 4 ? outputs : moves))
+            ok = (*a[i].field = calloc(a[i].n ? a[i].n : 1, sizeof(uint64_t))) != NULL;
+    if (!ok) {
+        sd_engine_stats_free(s);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a run's statistics");
+    }
+    return SD_OK;
+}
+
+static sd_status stats_copy(sd_engine_stats *dst, const sd_engine_stats *src, sd_error *err)
+{
+    sd_status st = stats_shape(dst, src->max_gamma, src->vocab, src->contexts, src->positions, src->moves != NULL,
+                               src->out_counts != NULL, src->nchunks, err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_stats body = *src;
+    array_ref a[NARRAYS], b[NARRAYS];
+    arrays_of(dst, a);
+    arrays_of(&body, b);
+    for (int i = 0; i < NARRAYS; i++)
+        if (*b[i].field != NULL)
+            memcpy(*a[i].field, *b[i].field, a[i].n * sizeof(uint64_t));
+    memcpy(dst->chunk_beta, src->chunk_beta, src->nchunks * sizeof(double));
+    dst->iterations = src->iterations, dst->tokens = src->tokens, dst->sequences = src->sequences;
+    dst->draft_calls = src->draft_calls, dst->target_calls = src->target_calls;
+    dst->target_positions = src->target_positions, dst->verified = src->verified, dst->accepted = src->accepted;
+    dst->alpha_hat = src->alpha_hat;
+    return SD_OK;
+}
+
+/* ---- building and freeing ------------------------------------------------------------------ */
+
+sd_partial sd_partial_init(uint32_t shard, uint32_t nshards)
+{
+    return (sd_partial){ .shard = shard, .nshards = nshards };
+}
+
+sd_status sd_partial_add_context(sd_partial *p, const char *text, sd_error *err)
+{
+    char **c = realloc(p->context, (p->ncontext + 1) * sizeof *c);
+    char *copy = strdup(text);
+    if (c != NULL)
+        p->context = c;
+    if (c == NULL || copy == NULL) {
+        free(copy);
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    }
+    p->context[p->ncontext++] = copy;
+    return SD_OK;
+}
+
+sd_status sd_partial_add_run(sd_partial *p, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err)
+{
+    sd_partial_run *r = realloc(p->runs, (p->nruns + 1) * sizeof *r);
+    if (r == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    p->runs = r;
+    sd_status st = stats_copy(&r[p->nruns].stats, s, err);
+    if (st == SD_OK)
+        r[p->nruns++].fingerprint = fingerprint;
+    return st;
+}
+
+void sd_partial_free(sd_partial *p)
+{
+    for (size_t i = 0; i < p->ncontext; i++)
+        free(p->context[i]);
+    for (size_t i = 0; i < p->nruns; i++)
+        sd_engine_stats_free(&p->runs[i].stats);
+    free(p->context);
+    free(p->runs);
+    *p = (sd_partial){ 0 };
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+static void write_encoded(const char *text, FILE *out)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c <= 0x20 || *c == '%' || *c >= 0x7f)
+            fprintf(out, "%%%02X", *c);
+        else
+            fputc(*c, out);
+}
+
+sd_status sd_partial_write(const sd_partial *p, FILE *out, sd_error *err)
+{
+    fprintf(out, "specdec-partial 1\nshard %" PRIu32 " %" PRIu32 "\n", p->shard, p->nshards);
+    for (size_t i = 0; i < p->ncontext; i++) {
+        fputs("context ", out);
+        write_encoded(p->context[i], out);
+        fputc('\n', out);
+    }
+    for (size_t r = 0; r < p->nruns; r++) {
+        sd_engine_stats s = p->runs[r].stats;
+        fprintf(out, "run %016" PRIx64 " %zu %zu %zu %zu %d %d %zu\n", p->runs[r].fingerprint, s.max_gamma, s.vocab,
+                s.contexts, s.positions, s.moves != NULL, s.out_counts != NULL, s.nchunks);
+        fprintf(out, "scalars %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                     " %" PRIu64 "\n",
+                s.iterations, s.tokens, s.sequences, s.draft_calls, s.target_calls, s.target_positions, s.verified,
+                s.accepted);
+        array_ref a[NARRAYS];
+        arrays_of(&s, a);
+        for (int i = 0; i < NARRAYS; i++) {
+            const uint64_t *v = *a[i].field;
+            if (v == NULL)
+                continue;
+            size_t nnz = 0;
+            for (size_t k = 0; k < a[i].n; k++)
+                nnz += v[k] != 0;
+            fprintf(out, "%s %zu", a[i].name, nnz);
+            for (size_t k = 0; k < a[i].n; k++)
+                if (v[k] != 0)
+                    fprintf(out, " %zu:%" PRIu64, k, v[k]);
+            fputc('\n', out);
+        }
+        size_t nnz = 0;
+        for (size_t k = 0; k < s.nchunks; k++)
+            nnz += s.chunk_beta[k] > 0.0; /* sums of beta are >= 0 */
+        fprintf(out, "beta %zu", nnz);
+        for (size_t k = 0; k < s.nchunks; k++)
+            if (s.chunk_beta[k] > 0.0)
+                fprintf(out, " %zu:%a", k, s.chunk_beta[k]);
+        fputs("\nend-run\n", out);
+    }
+    fprintf(out, "end %zu\n", p->nruns);
+    if (fflush(out) != 0 || ferror(out))
+        return sd_fail(err, SD_EIO, "cannot write the partial result: %s", strerror(errno ? errno : EIO));
+    return SD_OK;
+}
+
+/* ---- reading ----------------------------------------------------------------------------- */
+
+typedef struct {
+    FILE *in;
+    const char *name;
+    size_t *line;
+    char *buf;
+    size_t cap;
+    sd_error *err;
+} reader;
+
+/* The next line without its newline into r->buf; 0 at end of input. */
+static int next_line(reader *r)
+{
+    ssize_t n = getline(&r->buf, &r->cap, r->in);
+    if (n < 0)
+        return 0;
+    ++*r->line;
+    if (n > 0 && r->buf[n - 1] == '\n')
+        r->buf[n - 1] = '\0';
+    return 1;
+}
+
+static sd_status bad(reader *r, const char *what)
+{
+    return sd_fail(r->err, SD_EINVAL, "%s:%zu: %s", r->name, *r->line, what);
+}
+
+/* A line that must come now: "KEY ..." -> the rest after "KEY ". */
+static sd_status expect_line(reader *r, const char *key, char **rest)
+{
+    char what[96];
+    if (!next_line(r)) {
+        snprintf(what, sizeof what, "truncated: ends where a '%s' line should follow", key);
+        return sd_fail(r->err, SD_EINVAL, "%s: %s", r->name, what);
+    }
+    size_t k = strlen(key);
+    if (strncmp(r->buf, key, k) != 0 || (r->buf[k] != ' ' && r->buf[k] != '\0')) {
+        snprintf(what, sizeof what, "expected a '%s' line", key);
+        return bad(r, what);
+    }
+    *rest = r->buf + k + (r->buf[k] == ' ');
+    return SD_OK;
+}
+
+/* Unsigned decimal at *s (advanced), at most max. */
+static int read_u64(char **s, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (!(**s >= '0' && **s <= '9'))
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(*s, &end, 10);
+    if (errno != 0 || v > max)
+        return 0;
+    *out = v;
+    *s = end;
+    return 1;
+}
+
+/* "NNZ I:V ..." into v[0..n-1] (zeroed). */
+static sd_status read_sparse(reader *r, char *s, uint64_t *v, size_t n, int real, double *dv)
+{
+    uint64_t nnz, k;
+    if (!read_u64(&s, n, &nnz))
+        return bad(r, "a count of entries outside the array");
+    size_t last = 0;
+    for (uint64_t i = 0; i < nnz; i++) {
+        if (*s++ != ' ' || !read_u64(&s, n - 1, &k) || *s++ != ':' || (i > 0 && k <= last))
+            return bad(r, "an entry 'INDEX:VALUE' malformed, out of range or out of order");
+        last = (size_t)k;
+        if (real) {
+            char *end;
+            double x = strtod(s, &end);
+            if (end == s || !isfinite(x) || x < 0.0)
+                return bad(r, "a chunk sum that is not a finite non-negative number");
+            dv[k] = x;
+            s = end;
+        } else {
+            uint64_t x;
+            if (!read_u64(&s, UINT64_MAX, &x) || x == 0)
+                return bad(r, "a count that is not a positive whole number");
+            v[k] = x;
+        }
+    }
+    return *s == '\0' ? SD_OK : bad(r, "more entries than its count says");
+}
+
+static sd_status read_run(reader *r, char *head, sd_partial *p)
+{
+    uint64_t f[8], sc[8];
+    static const uint64_t MAX[8] = { UINT64_MAX, 1u << 20, 1u << 30, 1u << 30, 64, 1, 1, 1000000000u };
+    for (int i = 0; i < 8; i++) {
+        if (i == 0) {
+            char *end;
+            errno = 0;
+            f[0] = strtoull(head, &end, 16);
+            if (end - head != 16 || errno != 0)
+                return bad(r, "a run's fingerprint must be 16 hexadecimal digits");
+            head = end;
+        } else if (*head++ != ' ' || !read_u64(&head, MAX[i], &f[i]))
+            return bad(r, "a run's shape is malformed or out of range");
+    }
+    if (*head != '\0' || (f[2] * f[3] > (1u << 30)) || f[7] < 1)
+        return bad(r, "a run's shape is malformed or out of range");
+    sd_engine_stats s;
+    sd_status st = stats_shape(&s, (size_t)f[1], (size_t)f[2], (size_t)f[3], (size_t)f[4], (int)f[5], (int)f[6],
+                               (size_t)f[7], r->err);
+    if (st != SD_OK)
+        return st;
+    char *rest;
+    if ((st = expect_line(r, "scalars", &rest)) == SD_OK) {
+        for (int i = 0; i < 8 && st == SD_OK; i++)
+            if ((i > 0 && *rest++ != ' ') || !read_u64(&rest, UINT64_MAX, &sc[i]))
+                st = bad(r, "'scalars' needs 8 whole numbers");
+        if (st == SD_OK && *rest != '\0')
+            st = bad(r, "'scalars' needs 8 whole numbers");
+    }
+    s.iterations = sc[0], s.tokens = sc[1], s.sequences = sc[2], s.draft_calls = sc[3], s.target_calls = sc[4];
+    s.target_positions = sc[5], s.verified = sc[6], s.accepted = sc[7];
+    array_ref a[NARRAYS];
+    arrays_of(&s, a);
+    for (int i = 0; i < NARRAYS && st == SD_OK; i++)
+        if (*a[i].field != NULL && (st = expect_line(r, a[i].name, &rest)) == SD_OK)
+            st = read_sparse(r, rest, *a[i].field, a[i].n, 0, NULL);
+    if (st == SD_OK && (st = expect_line(r, "beta", &rest)) == SD_OK)
+        st = read_sparse(r, rest, NULL, s.nchunks, 1, s.chunk_beta);
+    if (st == SD_OK && (st = expect_line(r, "end-run", &rest)) == SD_OK && *rest != '\0')
+        st = bad(r, "'end-run' takes nothing after it");
+    if (st == SD_OK) { /* alpha_hat as the engine sets it */
+        double beta = 0.0;
+        for (size_t k = 0; k < s.nchunks; k++)
+            beta += s.chunk_beta[k];
+        s.alpha_hat = s.tokens ? fmin(1.0, fmax(0.0, beta / (double)s.tokens)) : 0.0;
+        st = sd_partial_add_run(p, f[0], &s, r->err);
+    }
+    sd_engine_stats_free(&s);
+    return st;
+}
+
+/* Percent-decoding in place; 0 when malformed. */
+static int decode(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (*s != '%') {
+            if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+                return 0;
+            *o++ = *s;
+            continue;
+        }
+        unsigned v;
+        if (sscanf(s + 1, "%2X", &v) != 1 || !s[1] || !s[2] || v == 0)
+            return 0;
+        *o++ = (char)v;
+        s += 2;
+    }
+    *o = '\0';
+    return 1;
+}
+
+sd_status sd_partial_read(FILE *in, const char *name, size_t *line, sd_partial *out, int *got, sd_error *err)
+{
+    reader r = { in, name, line, NULL, 0, err };
+    sd_partial p = sd_partial_init(0, 0);
+    sd_status st = SD_OK;
+    *got = 0;
+    if (!next_line(&r)) { /* the end of the stream */
+        free(r.buf);
+        return SD_OK;
+    }
+    if (strcmp(r.buf, "specdec-partial 1") != 0)
+        st = bad(&r, "not a specdec partial result (it must start with 'specdec-partial 1')");
+    char *rest;
+    uint64_t shard = 0, nshards = 0;
+    if (st == SD_OK && (st = expect_line(&r, "shard", &rest)) == SD_OK &&
+        !(read_u64(&rest, 1u << 20, &shard) && *rest++ == ' ' && read_u64(&rest, 1u << 20, &nshards) &&
+          *rest == '\0' && shard >= 1 && shard <= nshards))
+        st = bad(&r, "'shard I N' needs 1 <= I <= N <= 1048576");
+    p.shard = (uint32_t)shard, p.nshards = (uint32_t)nshards;
+    while (st == SD_OK) {
+        if (!next_line(&r)) {
+            st = sd_fail(err, SD_EINVAL, "%s: truncated: no 'end' line", name);
+            break;
+        }
+        if (strncmp(r.buf, "context ", 8) == 0)
+            st = decode(r.buf + 8) ? sd_partial_add_context(&p, r.buf + 8, err) : bad(&r, "a malformed context line");
+        else if (strncmp(r.buf, "run ", 4) == 0)
+            st = read_run(&r, r.buf + 4, &p);
+        else if (strncmp(r.buf, "end ", 4) == 0) {
+            uint64_t n;
+            rest = r.buf + 4;
+            if (!read_u64(&rest, SIZE_MAX, &n) || *rest != '\0' || n != p.nruns)
+                st = bad(&r, "'end N' must count the runs above it");
+            break;
+        } else
+            st = bad(&r, "expected a 'context', 'run' or 'end' line");
+    }
+    free(r.buf);
+    if (st != SD_OK) {
+        sd_partial_free(&p);
+        return st;
+    }
+    *out = p;
+    *got = 1;
+    return SD_OK;
+}
+
+/* ---- merging ----------------------------------------------------------------------------- */
+
+static int same_context(const sd_partial *a, const sd_partial *b)
+{
+    if (a->ncontext != b->ncontext)
+        return 0;
+    for (size_t i = 0; i < a->ncontext; i++)
+        if (strcmp(a->context[i], b->context[i]) != 0)
+            return 0;
+    return 1;
+}
+
+sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, size_t n, sd_partial *out,
+                           sd_error *err)
+{
+    if (n == 0)
+        return sd_fail(err, SD_EINVAL, "merge: no partial results");
+    uint32_t N = parts[0].nshards;
+    for (size_t i = 1; i < n; i++) {
+        if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != N || parts[i].nruns != parts[0].nruns)
+            return sd_fail(err, SD_EINVAL, "%s: a part of another job than %s (its command, shard count or runs "
+                           "differ)", names[i], names[0]);
+        for (size_t r = 0; r < parts[0].nruns; r++)
+            if (parts[i].runs[r].fingerprint != parts[0].runs[r].fingerprint)
+                return sd_fail(err, SD_EINVAL, "%s: run %zu differs from %s's (another configuration, seed or "
+                               "model): a part of another job", names[i], r + 1, names[0]);
+    }
+    const char **owner = calloc(N, sizeof *owner);
+    if (owner == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory");
+    sd_status st = SD_OK;
+    for (size_t i = 0; i < n && st == SD_OK; i++) {
+        uint32_t s = parts[i].shard - 1;
+        if (owner[s] != NULL)
+            st = sd_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is given twice (%s and %s)", s + 1, N,
+                         owner[s], names[i]);
+        owner[s] = names[i];
+    }
+    for (uint32_t s = 0; s < N && st == SD_OK; s++)
+        if (owner[s] == NULL)
+            st = sd_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is missing", s + 1, N);
+    free(owner);
+    sd_partial m = sd_partial_init(1, 1);
+    for (size_t i = 0; i < parts[0].ncontext && st == SD_OK; i++)
+        st = sd_partial_add_context(&m, parts[0].context[i], err);
+    for (size_t r = 0; r < parts[0].nruns && st == SD_OK; r++) {
+        if ((st = sd_partial_add_run(&m, parts[0].runs[r].fingerprint, &parts[0].runs[r].stats, err)) != SD_OK)
+            break;
+        for (size_t i = 1; i < n && st == SD_OK; i++)
+            if ((st = sd_engine_stats_merge(&m.runs[r].stats, &parts[i].runs[r].stats, err)) != SD_OK) {
+                char msg[sizeof err->msg];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                st = sd_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
+            }
+    }
+    if (st != SD_OK) {
+        sd_partial_free(&m);
+        return st;
+    }
+    *out = m;
+    return SD_OK;
+}
