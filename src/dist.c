@@ -131,6 +131,8 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
 {
     cdf->n = 0;
     cdf->c = NULL;
+    cdf->guide = NULL;
+    cdf->g = 0;
     if (n == 0)
         return sd_fail(err, SD_EINVAL, "n: an empty distribution (n = 0)");
     double *c = malloc((n + 1) * sizeof *c);
@@ -149,24 +151,40 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
         free(c);
         return sd_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
     }
+    size_t g = n < SD_CDF_GUIDE ? n : SD_CDF_GUIDE;
+    uint32_t *guide = malloc((g + 1) * sizeof *guide);
+    if (guide == NULL) {
+        free(c);
+        return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
+    }
+    for (size_t j = 0; j < g; j++) /* the outcome holding the point j total / g */
+        guide[j] = (uint32_t)gsl_interp_bsearch(c, total * (double)j / (double)g, 0, n);
+    guide[g] = (uint32_t)(n - 1);
     cdf->n = n;
     cdf->c = c;
+    cdf->guide = guide;
+    cdf->g = g;
     return SD_OK;
 }
 
 void sd_cdf_free(sd_cdf *cdf)
 {
     free(cdf->c);
+    free(cdf->guide);
     cdf->c = NULL;
+    cdf->guide = NULL;
     cdf->n = 0;
 }
 
 size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r)
 {
-    double x = gsl_rng_uniform_pos(r) * cdf->c[cdf->n];
+    double u = gsl_rng_uniform_pos(r), x = u * cdf->c[cdf->n];
     if (!(x < cdf->c[cdf->n])) /* u * total rounded up to the total */
         x = nextafter(cdf->c[cdf->n], 0.0);
-    return gsl_interp_bsearch(cdf->c, x, 0, cdf->n);
+    size_t j = (size_t)(u * (double)cdf->g), lo = cdf->guide[j], hi = (size_t)cdf->guide[j + 1] + 1;
+    if (!(cdf->c[lo] <= x && x < cdf->c[hi])) /* rounding put x in a neighbouring cell: search it all */
+        lo = 0, hi = cdf->n;
+    return gsl_interp_bsearch(cdf->c, x, lo, hi);
 }
 
 size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r)

@@ -437,14 +437,15 @@ size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
 {
     size_t nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
     size_t g = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
-    /* per thread: two sets of counters (one counts the burn-in) of contexts x vocab,
-     * positions x vocab, the N histograms and the heuristic's moves, plus the step's block workspace */
-    size_t counts = add_sat(mul_sat(2, mul_sat(nc, nv)), mul_sat(cfg->positions, nv));
+    /* per thread: the output counters (contexts x vocab, unless skipped; the burn-in's
+     * set has none), positions x vocab, the N histograms and the heuristic's moves, plus
+     * the step's block workspace; a shard that does not own chunk 0 keeps the pilot's too */
+    size_t counts = add_sat(cfg->skip_outputs ? 0 : mul_sat(nc, nv), mul_sat(cfg->positions, nv));
     size_t step = add_sat(mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)), mul_sat(g + 1, 64));
     size_t moves = cfg->policy == SD_POLICY_HEURISTIC ? mul_sat(4 * SD_MOVE_BINS, add_sat(g, 1)) : 0;
     size_t per_thread = add_sat(mul_sat(add_sat(add_sat(counts, 6 * (g + 2)), moves), sizeof(uint64_t)), step);
     size_t multi = cfg->drafts > 1 ? mul_sat(nc + nv, sizeof(double)) : 0;
-    return add_sat(mul_sat(nt, per_thread), multi);
+    return add_sat(mul_sat(cfg->nshards > 1 ? nt + 1 : nt, per_thread), multi);
 }
 
 static void workers_free(worker *ws, unsigned nt)
@@ -836,6 +837,7 @@ sd_status sd_engine_policies(const sd_engine_config *base, double cost, const do
     if (t == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory");
     sd_engine_config ec = *base;
+    ec.skip_outputs = 1; /* no output test here: no contexts x vocab counters */
     ec.policy = SD_POLICY_FIXED, ec.drafts = 1, ec.seq_tokens = 0, ec.positions = 0;
     sd_engine_stats s, best = { 0 };
     double best_f = -1.0;

@@ -1,12 +1,17 @@
 /* test_dist.c -- distribution files, overlap beta and D_LK. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include <gsl/gsl_interp.h>
+
 #include "specdec/dist.h"
+#include "specdec/rng.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -132,6 +137,45 @@ START_TEST(vocabularies_must_match)
 }
 END_TEST
 
+/* The guide table only narrows GSL's binary search: for the same uniform
+ * the sampler returns exactly the outcome a search of the whole table does
+ * (so results did not change when it came in), zero weights never, over
+ * skewed, flat and gappy weights and sizes around the guide's. */
+START_TEST(guide_is_exact_inversion)
+{
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type()), *copy = gsl_rng_alloc(sd_rng_type());
+    static const size_t sizes[] = { 1, 2, 7, SD_CDF_GUIDE - 1, SD_CDF_GUIDE, SD_CDF_GUIDE + 1, 5000 };
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int shape = 0; shape < 3; shape++) {
+            size_t n = sizes[k];
+            double *w = malloc(n * sizeof *w), *c = malloc((n + 1) * sizeof *c);
+            c[0] = 0.0;
+            for (size_t i = 0; i < n; i++) {
+                w[i] = shape == 0 ? pow((double)(i + 1), -1.5) : shape == 1 ? 1.0 : (i % 3 == 1 ? 0.0 : 1.0 + (double)(i % 7));
+                c[i + 1] = c[i] + w[i];
+            }
+            sd_cdf cdf;
+            ck_assert_int_eq(sd_cdf_init(&cdf, w, n, NULL), SD_OK);
+            gsl_rng_set(r, 1000 + k * 3 + (unsigned long)shape);
+            gsl_rng_set(copy, 1000 + k * 3 + (unsigned long)shape);
+            for (int d = 0; d < 30000; d++) {
+                size_t got = sd_cdf_sample(&cdf, r);
+                double x = gsl_rng_uniform_pos(copy) * c[n];
+                if (!(x < c[n]))
+                    x = nextafter(c[n], 0.0);
+                size_t want = gsl_interp_bsearch(c, x, 0, n);
+                ck_assert_uint_eq(got, want);
+                ck_assert(w[got] > 0.0);
+            }
+            sd_cdf_free(&cdf);
+            free(w);
+            free(c);
+        }
+    gsl_rng_free(r);
+    gsl_rng_free(copy);
+}
+END_TEST
+
 START_TEST(multi_draft_acceptance)
 {
     const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
@@ -155,6 +199,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, files_rejected);
     tcase_add_test(tc, vocabularies_must_match);
     tcase_add_test(tc, multi_draft_acceptance);
+    tcase_add_test(tc, guide_is_exact_inversion);
     suite_add_tcase(s, tc);
     return s;
 }
