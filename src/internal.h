@@ -28,8 +28,15 @@ double sd_dist_residual(const double *p, const double *q, size_t n, double *out)
 
 /* ---- rng.c ----------------------------------------------------------------- */
 
-/* splitmix64's output function: a bijective 64-bit mixer (Steele et al. 2014). */
-uint64_t sd_mix64(uint64_t x);
+/* splitmix64's output function: a bijective 64-bit mixer (Steele et al.
+ * 2014).  Inline: the engine hashes every token's history with it. */
+static inline uint64_t sd_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15u;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
 
 /* ---- verify.c: the rule table ------------------------------------------------ */
 

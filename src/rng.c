@@ -32,14 +32,6 @@ const gsl_rng_type *sd_rng_type(void)
     return &mt53;
 }
 
-uint64_t sd_mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15u;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-    return x ^ (x >> 31);
-}
-
 /* murmur3's fmix32: a bijection on 32-bit words. */
 static uint32_t fmix32(uint32_t h)
 {

@@ -463,8 +463,11 @@ static uint64_t history_hash(const sd_model *m, const sd_prefix *s, uint64_t sal
 {
     size_t k = m->history, have = s->len < k ? s->len : k;
     uint64_t h = sd_mix64(salt ^ have);
-    for (size_t j = have; j-- > 0;)
-        h = sd_mix64(h ^ s->hist[(s->len - 1 - j) % k]);
+    if (have == 0)
+        return h;
+    /* the ring's slots (len - have) % k, ... oldest first: one division, not one a token */
+    for (size_t j = 0, i = (s->len - have) % k; j < have; j++, i = i + 1 == k ? 0 : i + 1)
+        h = sd_mix64(h ^ s->hist[i]);
     return h;
 }
 
