@@ -141,9 +141,9 @@ _specdec()
         return 0 ;;
     --verify)
         if [[ $cmd == sample ]]; then
-            _specdec_reply "adjusted target"
+            _specdec_reply "adjusted target deterministic-draft"
         else
-            _specdec_reply "adjusted target greedy block"
+            _specdec_reply "adjusted target greedy block deterministic-draft"
         fi
         return 0 ;;
     --family)

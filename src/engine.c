@@ -805,8 +805,9 @@ sd_status sd_engine_policies(const sd_engine_config *base, double cost, const do
 sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err)
 {
     const sd_verifier *v = cfg->verifier;
-    if (v == NULL || v->greedy || v->block != NULL)
-        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted or target)");
+    if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
+        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
+                       "deterministic-draft)");
     if (cfg->drafts < 1 || cfg->drafts > 64)
         return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
     if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))

@@ -172,7 +172,7 @@ SD_API size_t sd_engine_bytes(const sd_engine_config *cfg, size_t vocab, size_t 
  * (seed, 0). */
 typedef struct {
     const sd_model *model;       /* context 0 is used; built by sd_model_pair */
-    const sd_verifier *verifier; /* token-wise and not greedy: adjusted or target */
+    const sd_verifier *verifier; /* token-wise and random: adjusted, target or deterministic-draft */
     size_t drafts;               /* k in [1, 64] */
     uint64_t draws;              /* >= 1 */
     uint64_t seed;

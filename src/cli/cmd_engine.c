@@ -434,7 +434,7 @@ static const cli_option simulate_options[] = {
 static const cli_option sample_options[] = {
     { "--draws", "N", "draws, at most 1e10 (about 10 min) (default 1000000)" },
     { "--drafts", "K", "drafts per position, recursive rejection (adjusted only), in [1, 64] (default 1)" },
-    { "--verify", "NAME", "adjusted or target (default adjusted)" },
+    { "--verify", "NAME", "adjusted, target or deterministic-draft (default adjusted)" },
     { "--seed", "S", "random seed (default " DEFAULT_SEED ")" },
     { NULL, NULL, NULL },
 };
@@ -461,7 +461,7 @@ const cli_command cmd_policies = {
 };
 
 const cli_command cmd_sample = {
-    "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target] [--seed S]",
+    "sample", "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target|deterministic-draft] [--seed S]",
     "one position of speculative sampling: observed against expected output frequencies",
     sample_options, 2, 2, run_sample, 0, NULL, NULL,
 };
