@@ -11,6 +11,8 @@
  *   specdec/data.h      where the data files (presets) are found
  *   specdec/theory.h    closed forms: E(N), PMF of N, improvement, FLOP factor, optimum
  *   specdec/dist.h      probability vectors: files, overlap beta, D_LK, samplers
+ *   specdec/npy.h       NumPy .npy matrices of logits or probabilities
+ *   specdec/sampling.h  sampling settings: temperature, top-k, top-p, min-p
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
  *   specdec/synth.h     synthetic target/draft models and the context bank
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
@@ -64,6 +66,8 @@
 #include "specdec/data.h"
 #include "specdec/theory.h"
 #include "specdec/dist.h"
+#include "specdec/npy.h"
+#include "specdec/sampling.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/verify.h"
