@@ -17,8 +17,11 @@ _specdec_model_options="--family --vocab --alpha --noise --regime --concentratio
 
 _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit"
 
+# Sampling settings of overlap and simulate (issue 13).
+_specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
+
 # Options that take no value; every other option takes one.
-_specdec_flags="--help --quick --schedule --list-models --list-hardware"
+_specdec_flags="--help --quick --schedule --list-models --list-hardware --per-row"
 
 _specdec_options()
 {
@@ -26,7 +29,7 @@ _specdec_options()
     speedup)  echo "--alpha --cost --gamma --mu --from --acceptance --format --help" ;;
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
-    overlap)  echo "--drafts --format --help" ;;
+    overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
     simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus $_specdec_model_options --format --help" ;;
@@ -158,6 +161,13 @@ _specdec()
     --report)
         _specdec_reply "predictions positions summary"
         return 0 ;;
+    --input)
+        if [[ $cmd == overlap || $cmd == simulate ]]; then
+            _specdec_reply "logits probs"
+        else
+            _specdec_compgen_files
+        fi
+        return 0 ;;
     --input-format)
         _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram"
         return 0 ;;
@@ -167,7 +177,7 @@ _specdec()
     --hardware)
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
-    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input)
+    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --p-npy | --q-npy | --corpus)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)

@@ -232,10 +232,11 @@ sd_status sd_npy_parse(const void *buf, size_t len, const char *name, sd_npy *ou
     const unsigned char *data = b + start + hlen;
     for (size_t i = 0; i < rows * cols; i++) {
         v[i] = item(data + i * size, size);
-        if (isnan(v[i]) || (isinf(v[i]) && v[i] > 0)) {
+        double x = v[i];
+        if (isnan(x) || (isinf(x) && x > 0)) {
             free(v);
             return sd_fail(err, SD_EINVAL, "%s: value %g at row %zu, column %zu; values must be finite or -inf", name,
-                           v[i], i / cols, i % cols);
+                           x, i / cols, i % cols);
         }
     }
     *out = (sd_npy){ rows, cols, h.ndim, v };

@@ -5,6 +5,7 @@
 #include "specdec/sampling.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,18 +144,19 @@ double sd_dist_point_acceptance(const double *p, const double *q, size_t n)
 }
 
 sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
-                           const sd_sampling *draft, double *beta, double *dd, sd_error *err)
+                           const sd_sampling *draft, double *beta, double *dd, const char *p_name, const char *q_name,
+                           sd_error *err)
 {
     if (p->rows != q->rows || p->cols != q->cols)
-        return sd_fail(err, SD_EINVAL, "q: shape (%zu, %zu) differs from p's (%zu, %zu)", q->rows, q->cols, p->rows,
-                       p->cols);
+        return sd_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", q_name, q->rows, q->cols,
+                       p_name, p->rows, p->cols);
     size_t n = p->cols;
     double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
     sd_status st = pr == NULL || qr == NULL ? sd_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
     for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
-        char pn[48], qn[48];
-        snprintf(pn, sizeof pn, "p row %zu", i);
-        snprintf(qn, sizeof qn, "q row %zu", i);
+        char pn[320], qn[320];
+        snprintf(pn, sizeof pn, "%.280s row %zu", p_name, i);
+        snprintf(qn, sizeof qn, "%.280s row %zu", q_name, i);
         if ((st = sd_sampling_apply(target, kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
             (st = sd_sampling_apply(draft, kind, q->v + i * n, n, qr, qn, err)) == SD_OK) {
             beta[i] = sd_dist_overlap(pr, qr, n);

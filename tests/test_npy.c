@@ -241,7 +241,7 @@ START_TEST(rows_and_summary)
     sd_npy p = { 2, 4, 2, pv }, q = { 2, 4, 2, qv };
     double beta[2], dd[2];
     sd_sampling s = sd_sampling_defaults();
-    ck_assert_int_eq(sd_sampling_rows(&p, &q, SD_INPUT_PROBS, &s, &s, beta, dd, NULL), SD_OK);
+    ck_assert_int_eq(sd_sampling_rows(&p, &q, SD_INPUT_PROBS, &s, &s, beta, dd, "p", "q", NULL), SD_OK);
     ck_assert_double_eq_tol(beta[0], 0.55, 1e-15);
     ck_assert_double_eq_tol(dd[0], 0.1, 1e-15);
     ck_assert_double_eq_tol(beta[1], 0.1 + 0.2 + 0.25 + 0.25, 1e-15);
@@ -251,7 +251,7 @@ START_TEST(rows_and_summary)
                         0.6);
     sd_npy q3 = { 1, 4, 2, qv };
     sd_error err;
-    ck_assert_int_eq(sd_sampling_rows(&p, &q3, SD_INPUT_PROBS, &s, &s, beta, dd, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_sampling_rows(&p, &q3, SD_INPUT_PROBS, &s, &s, beta, dd, "p", "q", &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "q: shape (1, 4)", 15) == 0, "%s", err.msg);
     sd_summary sm;
     ck_assert_int_eq(sd_summarise((const double[]){ 4, 1, 3, 2 }, 4, &sm, NULL), SD_OK);

@@ -69,12 +69,13 @@ SD_API double sd_dist_point_acceptance(const double *p, const double *q, size_t 
  * (draft) transformed by target and draft, then beta[i] = sum min(p, q)
  * (eq. 1: adjusted, target and block at one position) and dd[i] =
  * p(argmax q) (deterministic-draft), both arrays the caller's of p->rows.
- * p and q must have the same shape (SD_EINVAL otherwise, naming q) and
- * kind says what their numbers are; SD_EINVAL as sd_sampling_apply (naming
- * "p row i" or "q row i"); SD_ENOMEM.  On failure beta and dd may be
+ * p and q must have the same shape (SD_EINVAL otherwise, naming q_name)
+ * and kind says what their numbers are; SD_EINVAL as sd_sampling_apply
+ * (naming "P_NAME row i" or "Q_NAME row i"); SD_ENOMEM.  On failure beta and dd may be
  * partly written. */
 SD_API sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
-                                  const sd_sampling *draft, double *beta, double *dd, sd_error *err);
+                                  const sd_sampling *draft, double *beta, double *dd, const char *p_name,
+                                  const char *q_name, sd_error *err);
 
 /* The mean of x[0..n-1] with its standard error and 95% interval (Student
  * t with n - 1 degrees of freedom; the interval is the mean itself when
