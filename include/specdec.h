@@ -15,8 +15,9 @@
  *   specdec/sampling.h  sampling settings: temperature, top-k, top-p, min-p
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
  *   specdec/synth.h     synthetic target/draft models and the context bank
- *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
+ *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
+ *   specdec/ngram.h     a byte-level Kneser-Ney target/draft pair on real text
  *   specdec/cost.h      the batch-aware roofline cost model and its presets
  *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
  *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
@@ -72,6 +73,7 @@
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "specdec/engine.h"
+#include "specdec/ngram.h"
 #include "specdec/cost.h"
 #include "specdec/counters.h"
 #include "specdec/fit.h"

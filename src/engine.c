@@ -335,6 +335,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
                      cfg->positions };
     sequence seq = { { { 0 }, 0, 0 }, 0, cfg->gamma };
     sd_model_start(cfg->model, &seq.prefix);
+    sd_model_prime(cfg->model, &seq.prefix, r); /* a real prefix where the model has text (n-gram) */
     if (cfg->seq_tokens == 0) {
         /* Burn-in: the same iterations, counted nowhere, so that a chunk's
          * statistics start from a prefix state (e.g. a Markov regime) that has
@@ -353,6 +354,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
     for (unsigned it = 0; it < SD_CHUNK_ITERATIONS; it++) {
         if (cfg->seq_tokens > 0 && seq.len >= cfg->seq_tokens) {
             sd_model_start(cfg->model, &seq.prefix);
+            sd_model_prime(cfg->model, &seq.prefix, r);
             seq.len = 0;
             seq.gamma_now = cfg->gamma;
             w->stats.sequences++;

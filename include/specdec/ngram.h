@@ -1,0 +1,78 @@
+/* ngram.h -- a target and draft model pair on real text: byte-level
+ * n-gram models with interpolated Kneser-Ney smoothing (issue 13).
+ *
+ * Both models are trained on one corpus, read as bytes (no tokenizer):
+ * the vocabulary is the set of distinct bytes of the corpus (token ids in
+ * byte order), V <= 256.  The corpus is read as a cycle -- its last byte
+ * is followed by its first -- so every byte has a predecessor and a
+ * successor; then a history occurs in the corpus at every level of the
+ * model or at none, and the contexts are exactly the corpus's distinct
+ * substrings of lengths 0 .. order - 1.
+ *
+ * Smoothing: interpolated Kneser-Ney (Chen and Goodman 1998, eq. 26/27,
+ * one discount per order).  With c the counts of the highest order (raw
+ * counts) or the continuation counts N1+(. h w) of the lower orders, and
+ * h' = h without its oldest byte:
+ *     P(w | h) = max(c(h w) - D, 0) / c(h .) + D N1+(h .) / c(h .) P(w | h'),
+ * P(w | empty history, one level below the unigrams) = 1 / V, and
+ * D = n1 / (n1 + 2 n2) from the level's counts of count 1 and 2 (0.5 when
+ * that is not in (0, 1)).  Every level gives the lower one a positive
+ * weight and the bottom is uniform, so no probability is 0.  A history the
+ * corpus does not hold has c(h .) = 0 and its distribution is the lower
+ * order's (the longest suffix the corpus holds).  The target has order N,
+ * the draft order M <= N; at the lower levels both use the same
+ * continuation counts, so q = p at histories shorter than M - 1.
+ *
+ * Generation starts from a real prefix: the engine primes each sequence
+ * with the N - 1 corpus bytes at a uniform position, then decodes
+ * autoregressively; the context at each position is the longest suffix of
+ * the text so far that the corpus holds.
+ */
+#ifndef SPECDEC_NGRAM_H
+#define SPECDEC_NGRAM_H
+
+#include <stddef.h>
+
+#include "specdec/status.h"
+#include "specdec/synth.h"
+#include "specdec/theory.h"
+#include "specdec/verify.h"
+
+#define SD_NGRAM_ORDER_MAX 8 /* an order-8 model looks at 7 bytes (SD_HISTORY_MAX = 8) */
+#define SD_NGRAM_CORPUS_MAX ((size_t)1 << 26) /* 64 MiB */
+
+/* Builds the pair from text[0..len-1] into *out (free with sd_model_free):
+ * target order `order` in [1, SD_NGRAM_ORDER_MAX], draft order in [1,
+ * order]; len in [2, SD_NGRAM_CORPUS_MAX].  Its contexts are the bank
+ * (sd_model_context); its family SD_FAMILY_NGRAM; its history order - 1;
+ * sd_model_bytes and sd_model_build_seconds say what it holds and took.
+ * SD_EINVAL names order, draft_order or len (name: the corpus, in
+ * messages); SD_ENOMEM.  On failure *out is untouched. */
+SD_API sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
+                                const char *name, sd_model **out, sd_error *err);
+
+/* Reads the file at path whole and builds the pair from it.  SD_EINVAL
+ * also when the file cannot be read (naming it) or is longer than
+ * SD_NGRAM_CORPUS_MAX. */
+SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, sd_model **out,
+                                     sd_error *err);
+
+/* The byte of token id t of an n-gram model m (t < sd_model_vocab(m)). */
+SD_API unsigned char sd_ngram_byte(const sd_model *m, uint32_t t);
+
+/* Acceptance along a path: `n` tokens sampled from the target m
+ * autoregressively (plain decoding: its law is the output law of every
+ * lossless rule), primed as the engine primes (stream (seed, 0)), and
+ * out[i] = v's acceptance (verify.h) at the context of token i.  out is the
+ * caller's (n doubles).  SD_ENOMEM, the only failure. */
+SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed,
+                                          double *out, sd_error *err);
+
+/* A two-state Markov acceptance (theory.h, sd_markov) fitted to a sequence
+ * a[0..n-1], n >= 2: positions at or above the median are easy, the others
+ * hard (the median split gives the chain's equal stationary halves);
+ * a_easy and a_hard are the two halves' means, stay the share of
+ * neighbours in the same state.  Never fails. */
+SD_API sd_markov sd_markov_fit(const double *a, size_t n);
+
+#endif
