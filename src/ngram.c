@@ -334,6 +334,7 @@ sd_markov sd_markov_fit(const double *a, size_t n)
         sum[hard] += a[i], cnt[hard] += 1;
         same += i > 0 && hard == (a[i - 1] < med);
     }
-    return (sd_markov){ cnt[0] > 0 ? sum[0] / cnt[0] : med, cnt[1] > 0 ? sum[1] / cnt[1] : med,
-                        n > 1 ? same / (double)(n - 1) : 0.0 };
+    if (!(cnt[1] > 0)) /* every position at or above the median: one state; both alike, stay immaterial */
+        return (sd_markov){ sum[0] / cnt[0], sum[0] / cnt[0], 0.5 };
+    return (sd_markov){ sum[0] / cnt[0], sum[1] / cnt[1], same / (double)(n - 1) };
 }

@@ -147,6 +147,8 @@ START_TEST(markov_fit_and_rows_model)
     ck_assert_double_eq_tol(k.a_easy, 0.92, 1e-15);
     ck_assert_double_eq_tol(k.a_hard, 0.7 / 3, 1e-15);
     ck_assert_double_eq_tol(k.stay, 5.0 / 7, 1e-15);
+    k = sd_markov_fit((const double[]){ 0.75, 0.75, 0.75 }, 3); /* one state: alike, stay 1/2, not 1 */
+    ck_assert(k.a_easy == 0.75 && k.a_hard == 0.75 && k.stay == 0.5);
     /* a model from matrix rows: each row is a context, rows selected by the history hash */
     const double p[] = { 0.5, 0.5, 0.9, 0.1 }, q[] = { 0.5, 0.5, 0.1, 0.9 }, bad[] = { 0.5, 0.5, 0.9, 0.2 };
     sd_model *m;

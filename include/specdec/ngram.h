@@ -72,7 +72,10 @@ SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *
  * a[0..n-1], n >= 2: positions at or above the median are easy, the others
  * hard (the median split gives the chain's equal stationary halves);
  * a_easy and a_hard are the two halves' means, stay the share of
- * neighbours in the same state.  Never fails. */
+ * neighbours in the same state (< 1 when both states occur).  When no
+ * position lies below the median (a constant acceptance), both states get
+ * the mean and stay is 1/2: the states are alike, so stay does not matter.
+ * Never fails. */
 SD_API sd_markov sd_markov_fit(const double *a, size_t n);
 
 #endif

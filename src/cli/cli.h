@@ -12,7 +12,7 @@
 
 #include "specdec.h"
 
-#define CLI_MAX_OPTIONS 40
+#define CLI_MAX_OPTIONS 64
 #define CLI_MAX_POSITIONAL 4
 
 typedef struct {
