@@ -15,7 +15,7 @@ _specdec_global_options="--data --help --version"
 # Options of simulate and policies that describe the model.
 _specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
-_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit"
+_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map fit alpha-temperature"
 
 # Sampling settings of overlap and simulate (issue 13).
 _specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
@@ -38,7 +38,7 @@ _specdec_options()
     sample)   echo "--draws --drafts --verify --seed --format --help" ;;
     validate) echo "--quick --only --seed --threads --format --help" ;;
     roofline) echo "--target --draft --hardware --alpha --acceptance --batch --context --gamma --eta-flops --eta-bw --overhead --devices --schedule --list-models --list-hardware --models-file --hardware-file --format --help" ;;
-    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --help" ;;
+    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
     esac
 }
 
@@ -164,6 +164,9 @@ _specdec()
         return 0 ;;
     --report)
         _specdec_reply "predictions positions summary"
+        return 0 ;;
+    --npy-input)
+        _specdec_reply "logits probs"
         return 0 ;;
     --input)
         if [[ $cmd == overlap || $cmd == simulate ]]; then

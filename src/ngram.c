@@ -297,6 +297,24 @@ void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
         sd_model_advance(m, s, g->text[(pos + j) % g->len]);
 }
 
+void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q)
+{
+    const sd_ngram *g = m->ngram;
+    size_t v = m->vocab;
+    for (size_t i = 0; i < rows; i++) {
+        size_t pos = (size_t)((double)i * (double)g->len / (double)rows);
+        sd_prefix s;
+        sd_model_start(m, &s);
+        for (size_t j = m->history; j > 0; j--)
+            sd_model_advance(m, &s, g->text[(pos + g->len - j) % g->len]);
+        const sd_context *c = sd_model_lookup(m, &s);
+        for (size_t r = 0; r < v; r++) {
+            p[i * v + c->token[r]] = log(c->p[r]);
+            q[i * v + c->token[r]] = log(c->q[r]);
+        }
+    }
+}
+
 sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed, double *out,
                                    sd_error *err)
 {

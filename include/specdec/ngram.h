@@ -60,6 +60,17 @@ SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draf
 /* The byte of token id t of an n-gram model m (t < sd_model_vocab(m)). */
 SD_API unsigned char sd_ngram_byte(const sd_model *m, uint32_t t);
 
+/* The pair as logits matrices (issue 13: a real matrix pair for .npy
+ * input): row i holds log p and log q, in token space, at the context the
+ * model uses after the corpus's bytes before position floor(i L / rows)
+ * (the order - 1 of them, cyclically), i = 0..rows-1.  p and q are the
+ * caller's, rows * V doubles each (V = sd_model_vocab(m)); m must come
+ * from sd_model_ngram and rows >= 1 (not checked).  Never fails. */
+SD_API void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q);
+
+/* The default corpus of the n-gram examples and figure. */
+#define SD_NGRAM_DEFAULT_CORPUS "/usr/share/common-licenses/GPL-3"
+
 /* Acceptance along a path: `n` tokens sampled from the target m
  * autoregressively (plain decoding: its law is the output law of every
  * lossless rule), primed as the engine primes (stream (seed, 0)), and
