@@ -75,7 +75,7 @@ typedef struct {
  * with its model, and neither with distribution files. */
 static sd_status check_text_options(const cli_args *a, const model_spec *ms, sd_error *err)
 {
-    static const char *const NGRAM_ONLY[] = { "--corpus", "--order", "--draft-order", NULL };
+    static const char *const NGRAM_ONLY[] = { "--corpus", "--order", "--draft-order", "--export-npy", NULL };
     static const char *const NPY_ONLY[] = { "--input", "--top-k", "--top-p", "--min-p", "--draft-temperature",
                                             "--draft-top-k", "--draft-top-p", "--draft-min-p", NULL };
     if (ms->ngram && strcmp(a->cmd->name, "simulate") != 0)
@@ -393,6 +393,33 @@ static sd_status text_table(const char *const *more, size_t nmore, sd_table **t,
     return cli_table(SIM_NCOLS + nmore + NPRED, names, t, err);
 }
 
+enum { EXPORT_ROWS = 1024 };
+
+/* The pair's logits at EXPORT_ROWS corpus positions as PREFIX-p.npy and PREFIX-q.npy. */
+static sd_status export_ngram(const char *prefix, const sd_model *m, sd_error *err)
+{
+    size_t v = sd_model_vocab(m);
+    double *p = malloc(EXPORT_ROWS * v * sizeof *p), *q = malloc(EXPORT_ROWS * v * sizeof *q);
+    sd_status st = p == NULL || q == NULL ? sd_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
+    char path[4200];
+    if (st == SD_OK) {
+        sd_ngram_logits(m, EXPORT_ROWS, p, q);
+        snprintf(path, sizeof path, "%s-p.npy", prefix);
+        st = sd_npy_save(path, p, EXPORT_ROWS, v, err);
+    }
+    if (st == SD_OK) {
+        snprintf(path, sizeof path, "%s-q.npy", prefix);
+        st = sd_npy_save(path, q, EXPORT_ROWS, v, err);
+    }
+    free(p), free(q);
+    if (st != SD_OK && strncmp(err->msg, prefix, strlen(prefix)) == 0) { /* name the option */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "--export-npy: %.480s", err->msg);
+        snprintf(err->msg, sizeof err->msg, "%.*s", (int)sizeof err->msg - 1, msg);
+    }
+    return st;
+}
+
 static sd_status simulate_ngram(const cli_args *a, const model_spec *ms, sd_engine_config ec, const sd_list *gammas,
                                 sd_table **t, sd_error *err)
 {
@@ -407,6 +434,10 @@ static sd_status simulate_ngram(const cli_args *a, const model_spec *ms, sd_engi
         return st;
     }
     ec.model = m;
+    if (cli_given(a, "--export-npy") && (st = export_ngram(cli_value(a, "--export-npy"), m, err)) != SD_OK) {
+        sd_model_free(m);
+        return st;
+    }
     const sd_cell extra[NNGRAM] = { sd_int((long long)order), sd_int((long long)draft_order),
                                     sd_real((double)sd_model_bytes(m) / 1048576.0), sd_real(sd_model_build_seconds(m)) };
     st = text_rows(a, ms, ec, gammas, extra, NNGRAM, *t, err);
@@ -649,6 +680,7 @@ static const cli_option simulate_options[] = {
     { "--corpus", "FILE", "--family ngram: the text both byte-level models learn (e.g. /usr/share/common-licenses/GPL-3)" },
     { "--order", "N", "--family ngram: the target's order, in [1, 8] (default 5)" },
     { "--draft-order", "M", "--family ngram: the draft's order, in [1, N] (default 2)" },
+    { "--export-npy", "PREFIX", "--family ngram: also write the pair's logits at 1024 corpus positions as PREFIX-p.npy, PREFIX-q.npy" },
     { "--p-npy", "FILE", "target rows from an .npy matrix (V,) or (rows, V); the rows are the context bank" },
     { "--q-npy", "FILE", "draft rows, the same shape as --p-npy" },
     { "--input", "KIND", "--p-npy: the numbers are logits or probs (required)" },
