@@ -23,6 +23,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_sort_ulong.h>
 
+#include "specdec/engine.h"
 #include "specdec/rng.h"
 
 typedef unsigned long key_t_; /* 64 bits: up to 8 bytes of history and the next byte */
@@ -315,16 +316,25 @@ void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q)
     }
 }
 
+enum { PATH_SEGMENT = 4096 };
+
 sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed, double *out,
                                    sd_error *err)
 {
-    gsl_rng *r = sd_rng_stream(seed, 0);
+    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
     if (r == NULL)
         return sd_fail(err, SD_ENOMEM, "out of memory for a random stream");
     sd_prefix s;
-    sd_model_start(m, &s);
-    sd_model_prime(m, &s, r);
     for (size_t i = 0; i < n; i++) {
+        if (i % PATH_SEGMENT == 0) { /* a fresh sequence, as the engine's chunks start */
+            sd_rng_reseed(r, seed, i / PATH_SEGMENT);
+            sd_model_start(m, &s);
+            sd_model_prime(m, &s, r);
+            for (unsigned b = 0; b < SD_BURN_IN_TOKENS; b++) {
+                const sd_context *c = sd_model_lookup(m, &s);
+                sd_model_advance(m, &s, c->token[sd_cdf_sample(&c->p_cdf, r)]);
+            }
+        }
         const sd_context *c = sd_model_lookup(m, &s);
         out[i] = sd_verify_acceptance(v, c);
         sd_model_advance(m, &s, c->token[sd_cdf_sample(&c->p_cdf, r)]);
@@ -335,24 +345,27 @@ sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size
 
 sd_markov sd_markov_fit(const double *a, size_t n)
 {
-    double *s = malloc(n * sizeof *s), med;
-    if (s == NULL) { /* no room to sort: split at the mean */
-        med = 0.0;
+    /* hard: the n/2 smallest values (ties as gsl_sort_index leaves them), so the two states
+     * hold equal shares, as the symmetric chain's stationary law does */
+    size_t *idx = malloc(n * sizeof *idx);
+    unsigned char *hard = calloc(n, 1);
+    double sum[2] = { 0, 0 }, cnt[2] = { 0, 0 }, same = 0, mean = 0;
+    if (idx == NULL || hard == NULL) { /* no room: one state at the mean */
+        free(idx), free(hard);
         for (size_t i = 0; i < n; i++)
-            med += a[i] / (double)n;
-    } else {
-        memcpy(s, a, n * sizeof *s);
-        gsl_sort(s, 1, n);
-        med = s[n / 2];
-        free(s);
+            mean += a[i] / (double)n;
+        return (sd_markov){ mean, mean, 0.5 };
     }
-    double sum[2] = { 0, 0 }, cnt[2] = { 0, 0 }, same = 0;
+    gsl_sort_index(idx, a, 1, n);
+    for (size_t j = 0; j < n / 2; j++)
+        hard[idx[j]] = 1;
     for (size_t i = 0; i < n; i++) {
-        int hard = a[i] < med;
-        sum[hard] += a[i], cnt[hard] += 1;
-        same += i > 0 && hard == (a[i - 1] < med);
+        sum[hard[i]] += a[i], cnt[hard[i]] += 1;
+        same += i > 0 && hard[i] == hard[i - 1];
     }
-    if (!(cnt[1] > 0)) /* every position at or above the median: one state; both alike, stay immaterial */
+    free(idx), free(hard);
+    if (!(cnt[1] > 0)) /* n = 1: one state */
         return (sd_markov){ sum[0] / cnt[0], sum[0] / cnt[0], 0.5 };
-    return (sd_markov){ sum[0] / cnt[0], sum[1] / cnt[1], same / (double)(n - 1) };
+    double stay = same / (double)(n - 1);
+    return (sd_markov){ sum[0] / cnt[0], sum[1] / cnt[1], stay < 1.0 ? stay : 0.5 };
 }

@@ -71,22 +71,24 @@ SD_API void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q
 /* The default corpus of the n-gram examples and figure. */
 #define SD_NGRAM_DEFAULT_CORPUS "/usr/share/common-licenses/GPL-3"
 
-/* Acceptance along a path: `n` tokens sampled from the target m
+/* Acceptance along paths: `n` tokens sampled from the target m
  * autoregressively (plain decoding: its law is the output law of every
- * lossless rule), primed as the engine primes (stream (seed, 0)), and
- * out[i] = v's acceptance (verify.h) at the context of token i.  out is the
- * caller's (n doubles).  SD_ENOMEM, the only failure. */
+ * lossless rule), in segments of 4096 tokens that start as the engine's
+ * chunks do -- a fresh prefix, primed (n-gram models), SD_BURN_IN_TOKENS
+ * tokens not recorded -- segment k from stream (seed, k); out[i] = v's
+ * acceptance (verify.h) at the context of token i.  Any model (synth.h,
+ * sd_model_rows, sd_model_ngram).  out is the caller's (n doubles).
+ * SD_ENOMEM, the only failure. */
 SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed,
                                           double *out, sd_error *err);
 
 /* A two-state Markov acceptance (theory.h, sd_markov) fitted to a sequence
- * a[0..n-1], n >= 2: positions at or above the median are easy, the others
- * hard (the median split gives the chain's equal stationary halves);
- * a_easy and a_hard are the two halves' means, stay the share of
- * neighbours in the same state (< 1 when both states occur).  When no
- * position lies below the median (a constant acceptance), both states get
- * the mean and stay is 1/2: the states are alike, so stay does not matter.
- * Never fails. */
+ * a[0..n-1], n >= 1: the n/2 smallest values (ties broken by GSL's
+ * gsl_sort_index, deterministically) are the hard state, the others easy, so the states hold equal shares as
+ * the symmetric chain's stationary law does; a_easy and a_hard are the
+ * two halves' means, stay the share of neighbours in the same state.  With
+ * one state (n = 1), or a stay of 1 (impossible with both states in one
+ * sequence), stay is 1/2.  Never fails. */
 SD_API sd_markov sd_markov_fit(const double *a, size_t n);
 
 #endif
