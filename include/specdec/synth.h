@@ -166,7 +166,8 @@ SD_API const char *sd_family_name(sd_family f);
 SD_API const char *sd_regime_name(sd_regime r);
 /* The whole tables, indexed by the enums and ending with NULL: the one
  * source of the names.  The family table lists the synthetic families
- * (sd_model_synth); SD_FAMILY_FILE ("file") is made by sd_model_pair. */
+ * (sd_model_synth); SD_FAMILY_FILE ("file") is made by sd_model_pair and
+ * sd_model_rows, SD_FAMILY_NGRAM ("ngram") by sd_model_ngram (ngram.h). */
 SD_API const char *const *sd_family_names(void);
 SD_API const char *const *sd_regime_names(void);
 

@@ -254,15 +254,22 @@ static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, 
     return st;
 }
 
+/* --max-memory in GiB, or half the physical memory. */
+static sd_status memory_limit(const cli_args *a, double *limit_gib, sd_error *err)
+{
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    *limit_gib = phys > 0 ? phys / 2 / 1073741824.0 : 4.0;
+    return cli_given(a, "--max-memory") ? cli_number(a, &MAX_MEMORY, NULL, limit_gib, err) : SD_OK;
+}
+
 /* Refuses a run whose bank and engine counters would pass --max-memory GiB
  * (default: half the physical memory), before anything is allocated. */
 static sd_status check_memory(const cli_args *a, const model_spec *ms, const sd_engine_config *ec, size_t file_vocab,
                               sd_error *err)
 {
-    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
-    double limit_gib = phys > 0 ? phys / 2 / 1073741824.0 : 4.0, limit;
-    sd_status st;
-    if (cli_given(a, "--max-memory") && (st = cli_number(a, &MAX_MEMORY, NULL, &limit_gib, err)) != SD_OK)
+    double limit_gib, limit;
+    sd_status st = memory_limit(a, &limit_gib, err);
+    if (st != SD_OK)
         return st;
     limit = limit_gib * 1073741824.0;
     size_t vocab = ms->from_files ? file_vocab : ms->synth.vocab;
@@ -337,10 +344,9 @@ static sd_status fit_path(const sd_engine_config *ec, sd_markov *mk, sd_error *e
 /* Refuses a run on an existing model whose engine counters pass --max-memory. */
 static sd_status check_model_memory(const cli_args *a, const sd_engine_config *ec, sd_error *err)
 {
-    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
-    double limit_gib = phys > 0 ? phys / 2 / 1073741824.0 : 4.0;
-    sd_status st;
-    if (cli_given(a, "--max-memory") && (st = cli_number(a, &MAX_MEMORY, NULL, &limit_gib, err)) != SD_OK)
+    double limit_gib;
+    sd_status st = memory_limit(a, &limit_gib, err);
+    if (st != SD_OK)
         return st;
     double need = (double)sd_model_bytes(ec->model) +
                   (double)sd_engine_bytes(ec, sd_model_vocab(ec->model), sd_model_contexts(ec->model));
