@@ -537,7 +537,7 @@ static sd_status alpha_pair(const sd_figure_input *in, sd_npy *p, sd_npy *q, sd_
         return st;
     }
     sd_model *m;
-    if ((st = sd_model_ngram_load(SD_NGRAM_DEFAULT_CORPUS, 5, 2, &m, err)) != SD_OK)
+    if ((st = sd_model_ngram_load(SD_NGRAM_DEFAULT_CORPUS, 5, 2, NULL, NULL, &m, err)) != SD_OK)
         return st;
     size_t v = sd_model_vocab(m);
     *p = (sd_npy){ NGRAM_ROWS, v, 2, malloc(NGRAM_ROWS * v * sizeof(double)) };

@@ -152,7 +152,8 @@ static void kneser_ney(const sd_ngram *g, size_t l, key_t_ h, int raw, const dou
 }
 
 /* The token-space p and q of every context, shortest histories first. */
-static sd_status build_bank(sd_model *m, sd_ngram *g, sd_error *err)
+static sd_status build_bank(sd_model *m, sd_ngram *g, const sd_sampling *target, const sd_sampling *draft,
+                            sd_error *err)
 {
     size_t v = m->vocab, N = g->order, M = g->draft_order, nctx = m->ncontexts;
     double *P = malloc(nctx * v * sizeof *P), *Q = malloc(nctx * v * sizeof *Q), *uniform = malloc(v * sizeof *uniform);
@@ -183,14 +184,24 @@ static sd_status build_bank(sd_model *m, sd_ngram *g, sd_error *err)
             }
         }
     }
-    for (size_t ci = 0; st == SD_OK && ci < nctx; ci++)
-        st = sd_context_from_tokens(&m->ctx[ci], P + ci * v, Q + ci * v, v, idx, w, err);
+    for (size_t ci = 0; st == SD_OK && ci < nctx; ci++) {
+        char pn[40], qn[40];
+        snprintf(pn, sizeof pn, "p context %zu", ci);
+        snprintf(qn, sizeof qn, "q context %zu", ci);
+        if (target != NULL) /* in place, after every level has read its lower one */
+            st = sd_sampling_apply(target, SD_INPUT_PROBS, P + ci * v, v, P + ci * v, pn, err);
+        if (st == SD_OK && draft != NULL)
+            st = sd_sampling_apply(draft, SD_INPUT_PROBS, Q + ci * v, v, Q + ci * v, qn, err);
+        if (st == SD_OK)
+            st = sd_context_from_tokens(&m->ctx[ci], P + ci * v, Q + ci * v, v, idx, w, err);
+    }
     free(P), free(Q), free(uniform), free(w), free(idx);
     return st;
 }
 
-sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order, const char *name,
-                         sd_model **out, sd_error *err)
+sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
+                         const sd_sampling *target, const sd_sampling *draft, const char *name, sd_model **out,
+                         sd_error *err)
 {
     double t0 = now_seconds();
     if (order < 1 || order > SD_NGRAM_ORDER_MAX)
@@ -235,7 +246,7 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
         if ((m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL)
             st = sd_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
         else
-            st = build_bank(m, g, err);
+            st = build_bank(m, g, target, draft, err);
     }
     if (st != SD_OK) {
         if (m->ngram == NULL)
@@ -253,7 +264,8 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
     return SD_OK;
 }
 
-sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, sd_model **out, sd_error *err)
+sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
+                              const sd_sampling *draft, sd_model **out, sd_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL)
@@ -267,7 +279,7 @@ sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order
         st = sd_fail(err, SD_EINVAL, "%s: cannot read: %s", path, strerror(errno));
     fclose(f);
     if (st == SD_OK)
-        st = sd_model_ngram(buf, len, order, draft_order, path, out, err);
+        st = sd_model_ngram(buf, len, order, draft_order, target, draft, path, out, err);
     free(buf);
     return st;
 }

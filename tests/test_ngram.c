@@ -21,7 +21,7 @@ START_TEST(kneser_ney_by_hand)
 {
     sd_model *m;
     sd_error err;
-    ck_assert_msg(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, "aab", &m, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, NULL, NULL, "aab", &m, &err) == SD_OK, "%s", err.msg);
     ck_assert_uint_eq(sd_model_vocab(m), 2);
     ck_assert_uint_eq(sd_model_contexts(m), 3); /* "", "a", "b" */
     ck_assert_int_eq(sd_model_family(m), SD_FAMILY_NGRAM);
@@ -42,13 +42,27 @@ START_TEST(kneser_ney_by_hand)
     ck_assert_uint_eq(c->token[0], 0);
     ck_assert_double_eq_tol(c->p[0], 5.0 / 6, 1e-15);
     sd_model_free(m);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 9, 1, "aab", &m, &err), SD_EINVAL);
+    /* sampling settings on both models: target greedy (7/12 > 5/12 after "a"), draft at T = 2 */
+    sd_sampling tg = sd_sampling_defaults(), dr = sd_sampling_defaults();
+    tg.temperature = 0.0, dr.temperature = 2.0;
+    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, &tg, &dr, "aab", &m, &err), SD_OK);
+    sd_model_start(m, &s);
+    sd_model_advance(m, &s, 0);
+    c = sd_model_lookup(m, &s);
+    ck_assert_double_eq(c->p[0], 1.0);
+    ck_assert_double_eq_tol(c->q[0], sqrt(2.0 / 3) / (sqrt(2.0 / 3) + sqrt(1.0 / 3)), 1e-15);
+    ck_assert_double_eq_tol(c->beta, c->q[0], 1e-15);
+    sd_model_free(m);
+    tg.top_p = 0.0; /* refused, naming the setting */
+    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, &tg, &dr, "aab", &m, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "top_p: ", 7) == 0, "%s", err.msg);
+    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 9, 1, NULL, NULL, "aab", &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "order: ", 7) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 3, "aab", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 3, NULL, NULL, "aab", &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "draft_order: ", 13) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"a", 1, 2, 1, "x.txt", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"a", 1, 2, 1, NULL, NULL, "x.txt", &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "x.txt: 1 bytes", 14) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram_load("/nonexistent", 5, 2, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_ngram_load("/nonexistent", 5, 2, NULL, NULL, &m, &err), SD_EINVAL);
 }
 END_TEST
 
@@ -58,7 +72,7 @@ START_TEST(gpl_distributions_sum_to_one)
 {
     sd_model *m;
     sd_error err;
-    ck_assert_msg(sd_model_ngram_load(GPL, 5, 2, &m, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_model_ngram_load(GPL, 5, 2, NULL, NULL, &m, &err) == SD_OK, "%s", err.msg);
     ck_assert_msg(sd_model_build_seconds(m) < 1.0, "built in %g s", sd_model_build_seconds(m));
     size_t v = sd_model_vocab(m);
     for (size_t i = 0; i < sd_model_contexts(m); i++) {
@@ -88,7 +102,7 @@ END_TEST
 START_TEST(path_acceptance_is_mean_beta_of_visited_contexts)
 {
     sd_model *m;
-    ck_assert_int_eq(sd_model_ngram_load(GPL, 5, 2, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_model_ngram_load(GPL, 5, 2, NULL, NULL, &m, NULL), SD_OK);
     sd_engine_config ec = sd_engine_defaults();
     ec.model = m, ec.verifier = sd_verify_find("adjusted"), ec.policy = SD_POLICY_ORACLE, ec.tokens = 300000;
     ec.threads = 2, ec.seed = 17;
@@ -114,7 +128,7 @@ END_TEST
 START_TEST(output_is_p_at_a_fixed_context)
 {
     sd_model *m;
-    ck_assert_int_eq(sd_model_ngram_load(GPL, 4, 2, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_model_ngram_load(GPL, 4, 2, NULL, NULL, &m, NULL), SD_OK);
     const char *rules[] = { "adjusted", "deterministic-draft", "target" };
     size_t v = sd_model_vocab(m);
     for (int k = 0; k < 3; k++) {

@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 
+#include "specdec/sampling.h"
 #include "specdec/status.h"
 #include "specdec/synth.h"
 #include "specdec/theory.h"
@@ -43,19 +44,23 @@
 
 /* Builds the pair from text[0..len-1] into *out (free with sd_model_free):
  * target order `order` in [1, SD_NGRAM_ORDER_MAX], draft order in [1,
- * order]; len in [2, SD_NGRAM_CORPUS_MAX].  Its contexts are the bank
- * (sd_model_context); its family SD_FAMILY_NGRAM; its history order - 1;
- * sd_model_bytes and sd_model_build_seconds say what it holds and took.
- * SD_EINVAL names order, draft_order or len (name: the corpus, in
- * messages); SD_ENOMEM.  On failure *out is untouched. */
+ * order]; len in [2, SD_NGRAM_CORPUS_MAX].  Sampling settings (sampling.h)
+ * are applied to every context's p (target) and q (draft) when not NULL,
+ * as engines apply them; NULL: the distributions as trained.  Its
+ * contexts are the bank (sd_model_context); its family SD_FAMILY_NGRAM;
+ * its history order - 1; sd_model_bytes and sd_model_build_seconds say
+ * what it holds and took.  SD_EINVAL names order, draft_order or len
+ * (name: the corpus, in messages), or a setting (sd_sampling_apply);
+ * SD_ENOMEM.  On failure *out is untouched. */
 SD_API sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
-                                const char *name, sd_model **out, sd_error *err);
+                                const sd_sampling *target, const sd_sampling *draft, const char *name,
+                                sd_model **out, sd_error *err);
 
 /* Reads the file at path whole and builds the pair from it.  SD_EINVAL
  * also when the file cannot be read (naming it) or is longer than
  * SD_NGRAM_CORPUS_MAX. */
-SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, sd_model **out,
-                                     sd_error *err);
+SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
+                                     const sd_sampling *draft, sd_model **out, sd_error *err);
 
 /* The byte of token id t of an n-gram model m (t < sd_model_vocab(m)). */
 SD_API unsigned char sd_ngram_byte(const sd_model *m, uint32_t t);

@@ -76,8 +76,9 @@ typedef struct {
 static sd_status check_text_options(const cli_args *a, const model_spec *ms, sd_error *err)
 {
     static const char *const NGRAM_ONLY[] = { "--corpus", "--order", "--draft-order", "--export-npy", NULL };
-    static const char *const NPY_ONLY[] = { "--input", "--top-k", "--top-p", "--min-p", "--draft-temperature",
-                                            "--draft-top-k", "--draft-top-p", "--draft-min-p", NULL };
+    static const char *const NPY_ONLY[] = { "--input", NULL };
+    static const char *const SAMPLING[] = { "--top-k", "--top-p", "--min-p", "--draft-temperature", "--draft-top-k",
+                                            "--draft-top-p", "--draft-min-p", NULL };
     if (ms->ngram && strcmp(a->cmd->name, "simulate") != 0)
         return sd_fail(err, SD_EINVAL, "--family: the n-gram pair runs in simulate (ngram is not a family of %s)",
                        a->cmd->name);
@@ -91,9 +92,9 @@ static sd_status check_text_options(const cli_args *a, const model_spec *ms, sd_
     for (int i = 0; NPY_ONLY[i] != NULL; i++)
         if (!ms->npy && cli_given(a, NPY_ONLY[i]))
             return sd_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy", NPY_ONLY[i]);
-    if (ms->ngram && cli_given(a, "--temperature"))
-        return sd_fail(err, SD_EINVAL, "--temperature: the n-gram pair is sampled as trained (temperature 1); "
-                       "sampling settings apply to .npy pairs");
+    for (int i = 0; SAMPLING[i] != NULL; i++)
+        if (!ms->npy && !ms->ngram && cli_given(a, SAMPLING[i]))
+            return sd_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy, or --family ngram", SAMPLING[i]);
     if (ms->ngram && !cli_given(a, "--corpus"))
         return sd_fail(err, SD_EINVAL, "--corpus is required with --family ngram (e.g. /usr/share/common-licenses/GPL-3)");
     if ((ms->ngram || ms->npy) && (cli_given(a, "--alpha") || cli_given(a, "--noise") || cli_given(a, "--regime")))
@@ -125,7 +126,7 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
         (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK ||
         (st = cli_number(a, &ZIPF_S, "1.5", &c->zipf_s, err)) != SD_OK ||
         (st = cli_number(a, &KAPPA, "0.5", &c->kappa, err)) != SD_OK ||
-        (!ms->npy && (st = cli_number(a, &TEMPERATURE, "1", &c->temperature, err)) != SD_OK) ||
+        (!ms->npy && !ms->ngram && (st = cli_number(a, &TEMPERATURE, "1", &c->temperature, err)) != SD_OK) ||
         (st = cli_number(a, &CONCENTRATION, "20", &c->concentration, err)) != SD_OK ||
         (st = cli_number(a, &ALPHA_EASY, "0.95", &c->alpha_easy, err)) != SD_OK ||
         (st = cli_number(a, &ALPHA_HARD, "0.3", &c->alpha_hard, err)) != SD_OK ||
@@ -320,13 +321,15 @@ enum { PATH_TOKENS = 200000 }; /* the path the Markov fit reads */
 
 /* The columns simulate adds for these models: the model's settings, then
  * the Markov prediction and the relative errors of both predictions. */
-static const char *const NGRAM_COLS[] = { "order", "draft_order", "model_mib", "build_seconds" };
+static const char *const NGRAM_COLS[] = { "order", "draft_order", "model_mib", "build_seconds", "temperature", "top_k",
+                                          "top_p", "min_p", "draft_temperature", "draft_top_k", "draft_top_p",
+                                          "draft_min_p" };
 static const char *const NPY_COLS[] = { "temperature", "top_k", "top_p", "min_p",
                                         "draft_temperature", "draft_top_k", "draft_top_p", "draft_min_p" };
 static const char *const PREDICTION_COLS[] = { "markov_a_easy", "markov_a_hard", "markov_stay",
                                                "markov_expected_tokens", "eq4_relative_error",
                                                "markov_relative_error" };
-enum { NNGRAM = 4, NNPY = 8, NPRED = 6, EXTRA_MAX = NNPY + NPRED };
+enum { NNGRAM = 4, NNPY = 8, NPRED = 6, EXTRA_MAX = NNGRAM + NNPY + NPRED };
 
 /* The Markov fit of the model's acceptance along a sampled path (ngram.h). */
 static sd_status fit_path(const sd_engine_config *ec, sd_markov *mk, sd_error *err)
@@ -426,28 +429,46 @@ static sd_status export_ngram(const char *prefix, const sd_model *m, sd_error *e
     return st;
 }
 
+/* The eight settings of one combination as cells. */
+static void setting_cells(const sd_sampling *tg, const sd_sampling *dr, sd_cell *cells)
+{
+    const sd_cell c[NNPY] = { sd_real(tg->temperature), sd_int((long long)tg->top_k), sd_real(tg->top_p),
+                              sd_real(tg->min_p), sd_real(dr->temperature), sd_int((long long)dr->top_k),
+                              sd_real(dr->top_p), sd_real(dr->min_p) };
+    memcpy(cells, c, sizeof c);
+}
+
 static sd_status simulate_ngram(const cli_args *a, const model_spec *ms, sd_engine_config ec, const sd_list *gammas,
                                 sd_table **t, sd_error *err)
 {
     double order, draft_order;
-    sd_model *m = NULL;
+    cli_sampling cs = { 0 };
     sd_status st;
     if ((st = cli_number(a, &ORDER, "5", &order, err)) != SD_OK ||
         (st = cli_number(a, &DRAFT_ORDER, "2", &draft_order, err)) != SD_OK ||
-        (st = sd_model_ngram_load(cli_value(a, "--corpus"), (size_t)order, (size_t)draft_order, &m, err)) != SD_OK ||
-        (st = text_table(NGRAM_COLS, NNGRAM, t, err)) != SD_OK) {
-        sd_model_free(m);
+        (st = cli_sampling_read(a, &cs, err)) != SD_OK || (st = text_table(NGRAM_COLS, NNGRAM + NNPY, t, err)) != SD_OK) {
+        cli_sampling_free(&cs);
         return st;
     }
-    ec.model = m;
-    if (cli_given(a, "--export-npy") && (st = export_ngram(cli_value(a, "--export-npy"), m, err)) != SD_OK) {
+    for (size_t i = 0; i < cs.rows && st == SD_OK; i++) {
+        sd_sampling tg, dr;
+        sd_model *m = NULL;
+        cli_sampling_at(&cs, i, &tg, &dr);
+        if ((st = sd_model_ngram_load(cli_value(a, "--corpus"), (size_t)order, (size_t)draft_order, &tg, &dr, &m,
+                                      err)) != SD_OK)
+            break;
+        ec.model = m;
+        if (i == 0 && cli_given(a, "--export-npy"))
+            st = export_ngram(cli_value(a, "--export-npy"), m, err);
+        sd_cell extra[NNGRAM + NNPY] = { sd_int((long long)order), sd_int((long long)draft_order),
+                                         sd_real((double)sd_model_bytes(m) / 1048576.0),
+                                         sd_real(sd_model_build_seconds(m)) };
+        setting_cells(&tg, &dr, extra + NNGRAM);
+        if (st == SD_OK)
+            st = text_rows(a, ms, ec, gammas, extra, NNGRAM + NNPY, *t, err);
         sd_model_free(m);
-        return st;
     }
-    const sd_cell extra[NNGRAM] = { sd_int((long long)order), sd_int((long long)draft_order),
-                                    sd_real((double)sd_model_bytes(m) / 1048576.0), sd_real(sd_model_build_seconds(m)) };
-    st = text_rows(a, ms, ec, gammas, extra, NNGRAM, *t, err);
-    sd_model_free(m);
+    cli_sampling_free(&cs);
     return st;
 }
 
@@ -488,9 +509,8 @@ static sd_status simulate_npy(const cli_args *a, const model_spec *ms, sd_engine
         if ((st = transformed_model(&p, &q, kind, &tg, &dr, ms, &m, err)) != SD_OK)
             break;
         ec.model = m;
-        const sd_cell extra[NNPY] = { sd_real(tg.temperature), sd_int((long long)tg.top_k), sd_real(tg.top_p),
-                                      sd_real(tg.min_p), sd_real(dr.temperature), sd_int((long long)dr.top_k),
-                                      sd_real(dr.top_p), sd_real(dr.min_p) };
+        sd_cell extra[NNPY];
+        setting_cells(&tg, &dr, extra);
         st = text_rows(a, ms, ec, gammas, extra, NNPY, *t, err);
         sd_model_free(m);
     }
@@ -663,7 +683,7 @@ static const cli_option model_options[] = {
     { "--stay", "P", "markov regime: probability of keeping the state per token (default 0.9)" },
     { "--zipf-s", "S", "zipf exponent (default 1.5)" },
     { "--kappa", "K", "dirichlet concentration (default 0.5)" },
-    { "--temperature", "T", "logits family: its temperature (default 1); simulate on .npy pairs: the sampling LIST, 0 greedy" },
+    { "--temperature", "T", "logits family: its temperature (default 1); simulate on .npy pairs and ngram: the sampling LIST, 0 greedy" },
     { "--contexts", "K", "contexts in the bank (default: about 2^21 / V, 2 to 64)" },
     { "--history", "K", "prefix tokens that select a context, in [0, 8] (default 2)" },
     { "--p-file", "P", "context-free target from a distribution file (with --q-file)" },
@@ -686,17 +706,17 @@ static const cli_option simulate_options[] = {
     { "--corpus", "FILE", "--family ngram: the text both byte-level models learn (e.g. /usr/share/common-licenses/GPL-3)" },
     { "--order", "N", "--family ngram: the target's order, in [1, 8] (default 5)" },
     { "--draft-order", "M", "--family ngram: the draft's order, in [1, N] (default 2)" },
-    { "--export-npy", "PREFIX", "--family ngram: also write the pair's logits at 1024 corpus positions as PREFIX-p.npy, PREFIX-q.npy" },
+    { "--export-npy", "PREFIX", "--family ngram: also write the first setting's pair as logits at 1024 corpus positions, PREFIX-p.npy and PREFIX-q.npy" },
     { "--p-npy", "FILE", "target rows from an .npy matrix (V,) or (rows, V); the rows are the context bank" },
     { "--q-npy", "FILE", "draft rows, the same shape as --p-npy" },
     { "--input", "KIND", "--p-npy: the numbers are logits or probs (required)" },
-    { "--top-k", "LIST", "--p-npy: keep the tokens at least as likely as the k-th (ties kept); 0: off (default 0)" },
-    { "--top-p", "LIST", "--p-npy: keep the smallest top set of mass >= P (ties kept) (default 1: off)" },
-    { "--min-p", "LIST", "--p-npy: keep the tokens with p >= P max p (default 0: off)" },
-    { "--draft-temperature", "LIST", "--p-npy: the draft's temperature (default: --temperature)" },
-    { "--draft-top-k", "LIST", "--p-npy: the draft's top-k (default: --top-k)" },
-    { "--draft-top-p", "LIST", "--p-npy: the draft's top-p (default: --top-p)" },
-    { "--draft-min-p", "LIST", "--p-npy: the draft's min-p (default: --min-p)" },
+    { "--top-k", "LIST", ".npy pairs and ngram: keep the tokens at least as likely as the k-th (ties kept); 0: off (default 0)" },
+    { "--top-p", "LIST", ".npy pairs and ngram: keep the smallest top set of mass >= P (ties kept) (default 1: off)" },
+    { "--min-p", "LIST", ".npy pairs and ngram: keep the tokens with p >= P max p (default 0: off)" },
+    { "--draft-temperature", "LIST", ".npy pairs and ngram: the draft's temperature (default: --temperature)" },
+    { "--draft-top-k", "LIST", ".npy pairs and ngram: the draft's top-k (default: --top-k)" },
+    { "--draft-top-p", "LIST", ".npy pairs and ngram: the draft's top-p (default: --top-p)" },
+    { "--draft-min-p", "LIST", ".npy pairs and ngram: the draft's min-p (default: --min-p)" },
     { NULL, NULL, NULL },
 };
 
