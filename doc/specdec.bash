@@ -15,10 +15,13 @@ _specdec_global_options="--data --help --version"
 # Options of simulate and policies that describe the model.
 _specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
-_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map verify-cost fit"
+_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map verify-cost fit alpha-temperature"
+
+# Sampling settings of overlap and simulate (issue 13).
+_specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
 
 # Options that take no value; every other option takes one.
-_specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware"
+_specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware --per-row"
 
 _specdec_options()
 {
@@ -26,17 +29,17 @@ _specdec_options()
     speedup)  echo "--alpha --cost --gamma --mu --from --acceptance --format --help" ;;
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
-    overlap)  echo "--drafts --format --help" ;;
+    overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
-    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus $_specdec_model_options --shard --sweep --format --help" ;;
+    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
     fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
     roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --eta-flops --eta-bw --overhead --calibration --breakdown --schedule --calibrate --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
     merge)    echo "--format --help" ;;
-    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --help" ;;
+    plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
     esac
 }
 
@@ -142,13 +145,17 @@ _specdec()
         return 0 ;;
     --verify)
         if [[ $cmd == sample ]]; then
-            _specdec_reply "adjusted target"
+            _specdec_reply "adjusted target deterministic-draft"
         else
-            _specdec_reply "adjusted target greedy block"
+            _specdec_reply "adjusted target greedy block deterministic-draft"
         fi
         return 0 ;;
     --family)
-        _specdec_reply "zipf dirichlet logits"
+        if [[ $cmd == simulate ]]; then
+            _specdec_reply "zipf dirichlet logits ngram"
+        else
+            _specdec_reply "zipf dirichlet logits"
+        fi
         return 0 ;;
     --regime)
         _specdec_reply "constant beta markov"
@@ -158,6 +165,16 @@ _specdec()
         return 0 ;;
     --report)
         _specdec_reply "predictions positions summary"
+        return 0 ;;
+    --npy-input)
+        _specdec_reply "logits probs"
+        return 0 ;;
+    --input)
+        if [[ $cmd == overlap || $cmd == simulate ]]; then
+            _specdec_reply "logits probs"
+        else
+            _specdec_compgen_files
+        fi
         return 0 ;;
     --input-format)
         _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram"
@@ -175,7 +192,7 @@ _specdec()
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
     --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input | \
-        --alpha-by-context | --calibrate | --save-calibration | --calibration | --sweep)
+        --alpha-by-context | --calibrate | --save-calibration | --calibration | --sweep | --p-npy | --q-npy | --corpus)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)

@@ -11,10 +11,13 @@
  *   specdec/data.h      where the data files (presets) are found
  *   specdec/theory.h    closed forms: E(N), PMF of N, improvement, FLOP factor, optimum
  *   specdec/dist.h      probability vectors: files, overlap beta, D_LK, samplers
+ *   specdec/npy.h       NumPy .npy matrices of logits or probabilities
+ *   specdec/sampling.h  sampling settings: temperature, top-k, top-p, min-p
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
  *   specdec/synth.h     synthetic target/draft models and the context bank
- *   specdec/verify.h    verification rules (adjusted, target, greedy, block)
+ *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
+ *   specdec/ngram.h     a byte-level Kneser-Ney target/draft pair on real text
  *   specdec/partial.h   partial results of sharded runs: text form and merge
  *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
  *   specdec/cost.h      the roofline cost model, operator by operator or per pass
@@ -67,12 +70,15 @@
 #include "specdec/data.h"
 #include "specdec/theory.h"
 #include "specdec/dist.h"
+#include "specdec/npy.h"
+#include "specdec/sampling.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "specdec/engine.h"
 #include "specdec/partial.h"
 #include "specdec/presets.h"
+#include "specdec/ngram.h"
 #include "specdec/cost.h"
 #include "specdec/calibrate.h"
 #include "specdec/counters.h"

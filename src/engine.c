@@ -339,6 +339,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
                      cfg->positions };
     sequence seq = { { { 0 }, 0, 0 }, 0, cfg->gamma };
     sd_model_start(cfg->model, &seq.prefix);
+    sd_model_prime(cfg->model, &seq.prefix, r); /* a real prefix where the model has text (n-gram) */
     if (cfg->seq_tokens == 0) {
         /* Burn-in: the same iterations, counted nowhere, so that a chunk's
          * statistics start from a prefix state (e.g. a Markov regime) that has
@@ -357,6 +358,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
     for (unsigned it = 0; it < SD_CHUNK_ITERATIONS; it++) {
         if (cfg->seq_tokens > 0 && seq.len >= cfg->seq_tokens) {
             sd_model_start(cfg->model, &seq.prefix);
+            sd_model_prime(cfg->model, &seq.prefix, r);
             seq.len = 0;
             seq.gamma_now = cfg->gamma;
             w->stats.sequences++;
@@ -919,8 +921,9 @@ static uint64_t sample_fingerprint(const sd_sample_config *cfg)
 sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err)
 {
     const sd_verifier *v = cfg->verifier;
-    if (v == NULL || v->greedy || v->block != NULL)
-        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted or target)");
+    if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
+        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
+                       "deterministic-draft)");
     if (cfg->drafts < 1 || cfg->drafts > 64)
         return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
     if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))

@@ -17,6 +17,9 @@
 #include "specdec/counters.h"
 #include "specdec/engine.h"
 #include "specdec/fit.h"
+#include "specdec/ngram.h"
+#include "specdec/npy.h"
+#include "specdec/sampling.h"
 #include "specdec/synth.h"
 #include "specdec/table.h"
 #include "specdec/theory.h"
@@ -565,6 +568,74 @@ static sd_status fit_figure(const sd_figure_input *in, const char *name, int var
     return SD_OK;
 }
 
+/* ---- alpha against temperature (issue 13) ------------------------------------------------ */
+
+enum { TEMPERATURE_STEPS = 40, NGRAM_ROWS = 1024 };
+
+/* The figure's matrix pair: the user's files, or the n-gram pair's logits. */
+static sd_status alpha_pair(const sd_figure_input *in, sd_npy *p, sd_npy *q, sd_error *err)
+{
+    sd_status st;
+    if (in->p_npy != NULL || in->q_npy != NULL) {
+        if (in->p_npy == NULL || in->q_npy == NULL)
+            return sd_fail(err, SD_EINVAL, "p_npy: the figure needs both p_npy and q_npy, or neither");
+        if ((st = sd_npy_load(in->p_npy, p, err)) == SD_OK && (st = sd_npy_load(in->q_npy, q, err)) != SD_OK)
+            sd_npy_free(p);
+        return st;
+    }
+    sd_model *m;
+    if ((st = sd_model_ngram_load(SD_NGRAM_DEFAULT_CORPUS, 5, 2, NULL, NULL, &m, err)) != SD_OK)
+        return st;
+    size_t v = sd_model_vocab(m);
+    *p = (sd_npy){ NGRAM_ROWS, v, 2, malloc(NGRAM_ROWS * v * sizeof(double)) };
+    *q = (sd_npy){ NGRAM_ROWS, v, 2, malloc(NGRAM_ROWS * v * sizeof(double)) };
+    if (p->v == NULL || q->v == NULL) {
+        sd_npy_free(p), sd_npy_free(q), sd_model_free(m);
+        return sd_fail(err, SD_ENOMEM, "out of memory for the n-gram matrices");
+    }
+    sd_ngram_logits(m, NGRAM_ROWS, p->v, q->v);
+    sd_model_free(m);
+    return SD_OK;
+}
+
+static sd_status alpha_temperature(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                                   sd_error *err)
+{
+    (void)name, (void)variant;
+    static const char *const cols[] = { "temperature", "adjusted", "adjusted_ci_low", "adjusted_ci_high",
+                                        "deterministic_draft", "deterministic_draft_ci_low",
+                                        "deterministic_draft_ci_high" };
+    sd_npy p = { 0 }, q = { 0 };
+    sd_status st = alpha_pair(in, &p, &q, err);
+    if (st != SD_OK)
+        return st;
+    double *beta = malloc(p.rows * sizeof *beta), *dd = malloc(p.rows * sizeof *dd);
+    sd_table *t = sd_table_alloc(7, cols);
+    if (beta == NULL || dd == NULL || t == NULL)
+        st = sd_fail(err, SD_ENOMEM, "out of memory");
+    for (int i = 0; i <= TEMPERATURE_STEPS && st == SD_OK; i++) {
+        sd_sampling s = sd_sampling_defaults();
+        s.temperature = 0.05 * i;
+        sd_summary a, b;
+        if ((st = sd_sampling_rows(&p, &q, in->npy_probs ? SD_INPUT_PROBS : SD_INPUT_LOGITS, &s, &s, beta, dd,
+                                   in->p_npy ? in->p_npy : "p", in->q_npy ? in->q_npy : "q", err)) != SD_OK ||
+            (st = sd_summarise(beta, p.rows, &a, err)) != SD_OK || (st = sd_summarise(dd, p.rows, &b, err)) != SD_OK)
+            break;
+        const sd_cell row[] = { sd_real(s.temperature), sd_real(a.mean), sd_real(a.ci_low), sd_real(a.ci_high),
+                                sd_real(b.mean), sd_real(b.ci_low), sd_real(b.ci_high) };
+        st = sd_table_add(t, row, err);
+    }
+    free(beta), free(dd);
+    sd_npy_free(&p), sd_npy_free(&q);
+    if (st != SD_OK) {
+        sd_table_free(t);
+        return st;
+    }
+    out->block[0] = t;
+    out->nblocks = 1;
+    return SD_OK;
+}
+
 static const figure_row FIGURES[SD_FIGURE_COUNT] = {
     [SD_FIGURE_IMPROVEMENT_VS_GAMMA] = {
         .kind = { .id = SD_FIGURE_IMPROVEMENT_VS_GAMMA, .name = "improvement-vs-gamma",
@@ -633,6 +704,11 @@ static const figure_row FIGURES[SD_FIGURE_COUNT] = {
                              "improvement against gamma with its 95% band",
                   .cost = "0.02", .needs_input = 1 },
         .compute = fit_figure },
+    [SD_FIGURE_ALPHA_TEMPERATURE] = {
+        .kind = { .id = SD_FIGURE_ALPHA_TEMPERATURE, .name = "alpha-temperature",
+                  .summary = "α against temperature, adjusted and deterministic-draft rules, from a matrix pair "
+                             "(default: the GPL-3 n-gram pair's logits)" },
+        .compute = alpha_temperature },
 };
 
 const sd_figure_kind *sd_figure_at(size_t i)

@@ -26,6 +26,41 @@ size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
  * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
 double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
 
+/* ---- synth.c: the model, shared with ngram.c (issue 13) ------------------------ */
+
+typedef struct sd_ngram sd_ngram;
+
+struct sd_model {
+    size_t vocab, ncontexts, history;
+    sd_family family;
+    sd_regime regime;
+    double stay;
+    uint64_t ctx_salt, regime_salt;
+    sd_context *ctx;
+    size_t bytes;
+    double build_seconds;
+    sd_ngram *ngram; /* n-gram models: their lookup tables (ngram.c); else NULL */
+};
+
+/* Fills context c from p and q over n tokens in token space (copied into
+ * p's rank space; neither is kept).  idx (n) and w (n) are scratch.
+ * SD_ENOMEM; c then holds what was allocated (context_free releases it). */
+sd_status sd_context_from_tokens(sd_context *c, const double *p, const double *q, size_t n, size_t *idx, double *w,
+                                 sd_error *err);
+
+/* Moves a fresh prefix to a real one where the model has text (n-gram
+ * models: the order - 1 corpus tokens from a uniform position, one uniform
+ * of r); nothing, and no draw, for the other models. */
+void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
+
+/* ---- ngram.c ------------------------------------------------------------------ */
+
+/* The context of s's longest suffix that the corpus holds. */
+const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s);
+void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
+/* Frees the tables (NULL allowed). */
+void sd_ngram_free(sd_ngram *g);
+
 /* ---- rng.c ----------------------------------------------------------------- */
 
 /* splitmix64's output function: a bijective 64-bit mixer (Steele et al.

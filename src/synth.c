@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,6 @@
 
 #include "specdec/rng.h"
 
-struct sd_model {
-    size_t vocab, ncontexts, history;
-    sd_family family;
-    sd_regime regime;
-    double stay;
-    uint64_t ctx_salt, regime_salt;
-    sd_context *ctx;
-    size_t bytes;
-    double build_seconds;
-};
 
 static const uint64_t BANK_STREAM = (uint64_t)1 << 40;
 static const size_t BANK_SLOTS = (size_t)1 << 21;
@@ -44,7 +35,10 @@ size_t sd_synth_default_contexts(size_t vocab)
 static const char *const FAMILY_NAMES[] = { "zipf", "dirichlet", "logits", NULL }; /* the synthetic ones */
 static const char *const REGIME_NAMES[] = { "constant", "beta", "markov", NULL };
 
-const char *sd_family_name(sd_family f) { return f == SD_FAMILY_FILE ? "file" : FAMILY_NAMES[f]; }
+const char *sd_family_name(sd_family f)
+{
+    return f == SD_FAMILY_FILE ? "file" : f == SD_FAMILY_NGRAM ? "ngram" : FAMILY_NAMES[f];
+}
 const char *sd_regime_name(sd_regime r) { return REGIME_NAMES[r]; }
 const char *const *sd_family_names(void) { return FAMILY_NAMES; }
 const char *const *sd_regime_names(void) { return REGIME_NAMES; }
@@ -106,7 +100,8 @@ static void family_draw(const sd_synth_config *cfg, gsl_rng *r, scratch *s, doub
         break;
     }
     case SD_FAMILY_LOGITS:
-    case SD_FAMILY_FILE: {
+    case SD_FAMILY_FILE:
+    case SD_FAMILY_NGRAM: { /* not synthetic: check_config refuses them; never reached */
         double mx = -INFINITY, sum = 0.0;
         for (size_t i = 0; i < v; i++) {
             out[i] = gsl_ran_gaussian(r, 1.0) / cfg->temperature;
@@ -301,8 +296,9 @@ static sd_status check_config(const sd_synth_config *cfg, size_t nctx, sd_error 
 {
     if (cfg->vocab < 1 || cfg->vocab > SD_VOCAB_MAX)
         return sd_fail(err, SD_EINVAL, "vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
-    if (cfg->family == SD_FAMILY_FILE)
-        return sd_fail(err, SD_EINVAL, "family: file models come from sd_model_pair, not sd_model_synth");
+    if (cfg->family == SD_FAMILY_FILE || cfg->family == SD_FAMILY_NGRAM)
+        return sd_fail(err, SD_EINVAL, "family: %s models come from %s, not sd_model_synth",
+                       sd_family_name(cfg->family), cfg->family == SD_FAMILY_FILE ? "sd_model_rows" : "sd_model_ngram");
     if (cfg->history > SD_HISTORY_MAX)
         return sd_fail(err, SD_EINVAL, "history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
     if (cfg->regime == SD_REGIME_MARKOV && nctx < 2)
@@ -376,42 +372,74 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     return SD_OK;
 }
 
-sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err)
+sd_status sd_context_from_tokens(sd_context *c, const double *p, const double *q, size_t n, size_t *idx, double *w,
+                                 sd_error *err)
 {
-    sd_status st;
-    if ((st = sd_dist_check(p, n, "p", err)) != SD_OK || (st = sd_dist_check(q, n, "q", err)) != SD_OK)
-        return st;
-    sd_model *m = calloc(1, sizeof *m);
-    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr), *w = malloc(n * sizeof *w);
+    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
     uint32_t *token = malloc(n * sizeof *token);
-    size_t *idx = malloc(n * sizeof *idx);
-    if (m == NULL || pr == NULL || qr == NULL || w == NULL || token == NULL || idx == NULL ||
-        (m->ctx = calloc(1, sizeof *m->ctx)) == NULL) {
-        free(pr), free(qr), free(w), free(token), free(idx);
-        if (m != NULL)
-            free(m->ctx);
-        free(m);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-token model", n);
+    if (pr == NULL || qr == NULL || token == NULL) {
+        free(pr), free(qr), free(token);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-token context", n);
     }
     scratch s = { NULL, NULL, idx, NULL };
     to_rank_space(p, n, &s, pr, token);
     for (size_t r = 0; r < n; r++)
         qr[r] = q[token[r]];
-    free(idx);
+    c->target_alpha = NAN;
+    return finish_context(c, pr, qr, token, n, w, err);
+}
+
+/* The bytes a bank of nctx contexts over n tokens holds. */
+static size_t bank_bytes(size_t nctx, size_t n)
+{
+    return sizeof(sd_model) + nctx * (sizeof(sd_context) + n * (5 * sizeof(double) + sizeof(uint32_t)) +
+                                      3 * sizeof(double));
+}
+
+sd_status sd_model_rows(const double *p, const double *q, size_t rows, size_t n, size_t history, uint64_t seed,
+                        sd_model **out, sd_error *err)
+{
+    sd_status st = SD_OK;
+    if (rows < 1 || history > SD_HISTORY_MAX)
+        return sd_fail(err, SD_EINVAL, rows < 1 ? "rows: need at least one row" : "history: %zu is outside [0, %d]",
+                       history, SD_HISTORY_MAX);
+    for (size_t i = 0; i < rows && st == SD_OK; i++) {
+        char pn[32], qn[32];
+        snprintf(pn, sizeof pn, rows > 1 ? "p row %zu" : "p", i);
+        snprintf(qn, sizeof qn, rows > 1 ? "q row %zu" : "q", i);
+        if ((st = sd_dist_check(p + i * n, n, pn, err)) == SD_OK)
+            st = sd_dist_check(q + i * n, n, qn, err);
+    }
+    if (st != SD_OK)
+        return st;
+    sd_model *m = calloc(1, sizeof *m);
+    double *w = malloc(n * sizeof *w);
+    size_t *idx = malloc(n * sizeof *idx);
+    if (m == NULL || w == NULL || idx == NULL || (m->ctx = calloc(rows, sizeof *m->ctx)) == NULL) {
+        free(w), free(idx), free(m);
+        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu x %zu-token model", rows, n);
+    }
     m->vocab = n;
-    m->ncontexts = 1;
+    m->ncontexts = rows;
+    m->history = history;
     m->family = SD_FAMILY_FILE;
     m->regime = SD_REGIME_CONSTANT;
-    m->ctx[0].target_alpha = NAN;
-    st = finish_context(&m->ctx[0], pr, qr, token, n, w, err);
-    free(w);
-    m->bytes = sizeof *m + sizeof(sd_context) + n * (5 * sizeof(double) + sizeof(uint32_t));
+    m->ctx_salt = sd_mix64(seed ^ 0x636f6e74657874u);
+    for (size_t i = 0; i < rows && st == SD_OK; i++)
+        st = sd_context_from_tokens(&m->ctx[i], p + i * n, q + i * n, n, idx, w, err);
+    free(w), free(idx);
+    m->bytes = bank_bytes(rows, n);
     if (st != SD_OK) {
         sd_model_free(m);
         return st;
     }
     *out = m;
     return SD_OK;
+}
+
+sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err)
+{
+    return sd_model_rows(p, q, 1, n, 0, 0, out, err);
 }
 
 void sd_model_free(sd_model *m)
@@ -422,6 +450,7 @@ void sd_model_free(sd_model *m)
         for (size_t i = 0; i < m->ncontexts; i++)
             context_free(&m->ctx[i]);
     free(m->ctx);
+    sd_ngram_free(m->ngram);
     free(m);
 }
 
@@ -471,6 +500,12 @@ static uint64_t history_hash(const sd_model *m, const sd_prefix *s, uint64_t sal
     return h;
 }
 
+void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
+{
+    if (m->ngram != NULL)
+        sd_ngram_prime(m, s, r);
+}
+
 void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token)
 {
     if (m->history > 0)
@@ -485,6 +520,8 @@ void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token)
 
 const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s)
 {
+    if (m->ngram != NULL)
+        return sd_ngram_lookup(m, s);
     if (m->ncontexts == 1)
         return &m->ctx[0];
     uint64_t h = history_hash(m, s, m->ctx_salt);

@@ -970,6 +970,43 @@ static sd_status check_heuristic(run_ctx *v, sd_error *err)
     return st;
 }
 
+/* ---- 21: deterministic-draft (vLLM's rule for drafters without probabilities) ----------- */
+
+static sd_status check_deterministic_draft(run_ctx *v, sd_error *err)
+{
+    /* output = p at positions 1-4; the control resamples from p itself after a rejection
+     * (x not removed), which emits p(x) delta_x + (1 - p(x)) p: biased towards x */
+    const sd_verifier *dd = sd_verify_find("deterministic-draft");
+    sd_verifier kept = *dd;
+    kept.resample = sd_verify_find("target")->resample;
+    sd_engine_config ec = engine(v, NULL, "deterministic-draft", 1e6);
+    ec.gamma = 3;
+    sd_status st = output_rows(v, ec, "21. deterministic-draft: output = p at positions 1-4 (chi-square)", 0,
+                               KIND_CHECK, err);
+    ec.verifier = &kept;
+    if (st == SD_OK)
+        st = output_rows(v, ec, "21. control: deterministic-draft resampling from p with x kept caught as biased", 0,
+                         KIND_CONTROL, err);
+    /* acceptance = p(argmax q) on the four-token example: q's argmax is B, p(B) = 0.1,
+     * while sum min(p, q) = 0.55 (the control) */
+    static const double p[] = { 0.50, 0.10, 0.30, 0.10 }, q[] = { 0.20, 0.40, 0.15, 0.25 };
+    sd_model *m = NULL;
+    sd_engine_stats s;
+    if (st != SD_OK || (st = sd_model_pair(p, q, 4, &m, err)) != SD_OK)
+        return st;
+    double a = sd_verify_acceptance(dd, sd_model_context(m, 0)), beta = sd_dist_overlap(p, q, 4);
+    if ((st = run_fixed(v, m, "deterministic-draft", 1, 1e6, &s, err)) == SD_OK) {
+        double n = (double)s.verified, rate = (double)s.accepted / n, se = sqrt(a * (1 - a) / n);
+        st = z_row(v, "21. deterministic-draft: acceptance = p(argmax q) (four-token example)", a, rate, se, n,
+                   KIND_CHECK, err);
+        if (st == SD_OK)
+            st = z_row(v, "21. control: acceptance = sum min(p, q) (eq. 1)", beta, rate, se, n, KIND_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}
+
 /* The checks in the order they run; each covers the rows numbered first..last. */
 typedef struct {
     sd_validate_check info;
@@ -995,6 +1032,8 @@ static const check CHECKS[] = {
     { { 18, 18, "greedy", "greedy emits p's argmax; tokens per iteration from its acceptance" }, check_greedy },
     { { 19, 19, "gamma-star", "gamma* = a brute-force argmax of eq. (10) on a grid of hard cases" }, check_gamma_star },
     { { 20, 20, "heuristic", "the +2/-1 heuristic's draft-length moves follow its rule" }, check_heuristic },
+    { { 21, 21, "deterministic-draft", "deterministic-draft: output = p, acceptance = p(argmax q)" },
+      check_deterministic_draft },
     { { 0, 0, NULL, NULL }, NULL },
 };
 

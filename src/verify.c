@@ -74,7 +74,29 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
     return tau;
 }
 
+/* deterministic-draft (vLLM's rule for drafters without probabilities, see
+ * verify.h): q is treated as the point mass on the drafted token x =
+ * argmax q, so min(1, p(x)/1) = p(x) accepts and the residual
+ * norm(max(0, p - delta_x)) is p with x zeroed. */
+static int accept_point_mass(const sd_context *c, uint32_t x, gsl_rng *r)
+{
+    return gsl_rng_uniform_pos(r) < c->p[x]; /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
+}
+
+/* A draw from norm(p with argmax_q zeroed), by drawing from p until the
+ * draw differs from argmax_q: exact, and a rejection (probability
+ * 1 - p(x)) costs 1 / (1 - p(x)) draws on average, so one per iteration. */
+static uint32_t from_p_without_draft(const sd_context *c, gsl_rng *r)
+{
+    uint32_t y;
+    do
+        y = (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+    while (y == c->argmax_q);
+    return y;
+}
+
 static double beta_of(const sd_context *c) { return c->beta; }
+static double p_of_draft(const sd_context *c) { return c->p[c->argmax_q]; }
 static double argmax_agrees(const sd_context *c) { return c->argmax_q == 0 ? 1.0 : 0.0; }
 
 static void output_p(const sd_context *c, size_t n, double *out)
@@ -104,6 +126,9 @@ const sd_verifier sd_verifiers[] = {
       argmax_p, argmax_p, argmax_agrees, NULL, output_argmax, output_argmax },
     { "block", "block verification (Sun et al. 2025): lossless, never fewer tokens than token-wise", 0,
       accept_ratio, from_residual, from_p, beta_of, block_rule, output_p, output_p },
+    { "deterministic-draft", "vLLM's rule for drafters without probabilities: argmax q drafted, accepted with "
+      "probability p(x), else resampled from p with x removed: lossless", 1, accept_point_mass, from_p_without_draft,
+      from_p, p_of_draft, NULL, output_p, output_p },
     { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 

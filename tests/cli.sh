@@ -47,6 +47,28 @@ printf 'model\thardware\tbatch\tcontext\ttokens\tseconds\nllama-3.1-8b\th100-sxm
 printf 'model\thardware\tbatch\tcontext\ttokens\tseconds\nllama-3.1-8b\th100-sxm\t1\t1024\t1\t0.006\n' > "$T/times-one.tsv"
 # a vocabulary of 10^6 tokens (sample once searched ranks in O(V^2))
 awk 'BEGIN { for (i = 0; i < 1000000; i++) print 0.000001 }' > "$T/million.txt"
+# ---- issue 13: .npy pairs written from NumPy's format documentation (numpy.lib.format,
+# NEP 1): "\x93NUMPY", version 1.0, the uint16 little-endian header length, the dict
+# padded with spaces to a multiple of 64 bytes and ended by '\n', then IEEE half
+# floats (little-endian: 0x3800 = 0.5 is \000\070, 0x3400 = 0.25, 0x3000 = 0.125).
+npy_f2() { # npy_f2 FILE SHAPE FORTRAN DATA: DATA as printf escapes
+    dict="{'descr': '<f2', 'fortran_order': $3, 'shape': $2, }"
+    len=${#dict}
+    pad=$(( (64 - (10 + len + 1) % 64) % 64 ))
+    hlen=$((len + pad + 1))
+    { printf '\223NUMPY\001\000'
+      printf "\\$(printf %03o $((hlen % 256)))\\$(printf %03o $((hlen / 256)))"
+      printf '%s' "$dict"
+      printf "%${pad}s\n" ""
+      printf "$4"; } > "$1"
+}
+# rows (0.5, 0.25, 0.125, 0.125), (0.25, 0.25, 0.25, 0.25) and (0.25, 0.5, 0.125, 0.125),
+# (0.5, 0.25, 0.125, 0.125): beta 0.75 in both rows, p(argmax q) 0.25 in both
+npy_f2 "$T/p.npy" '(2, 4)' False '\000\070\000\064\000\060\000\060\000\064\000\064\000\064\000\064'
+npy_f2 "$T/q.npy" '(2, 4)' False '\000\064\000\070\000\060\000\060\000\070\000\064\000\060\000\060'
+npy_f2 "$T/fortran.npy" '(2, 4)' True '\000\070\000\064\000\060\000\060\000\064\000\064\000\064\000\064'
+npy_f2 "$T/short.npy" '(2, 4)' False '\000\070\000\064\000\060'
+npy_f2 "$T/one.npy" '(4,)' False '\000\070\000\064\000\060\000\060'
 F=$ROOT/tests/fixtures
 # the engine's counters in vLLM's exposition format, for the fit round trip
 "$SPECDEC" simulate --vocab 200 --alpha 0.7 --gamma 5 --tokens 200000 --export-prometheus "$T/engine.prom" > /dev/null

@@ -66,6 +66,8 @@ int main(void)
     srunner_add_suite(sr, counters_suite());
     srunner_add_suite(sr, fit_suite());
     srunner_add_suite(sr, partial_suite());
+    srunner_add_suite(sr, npy_suite());   /* issue 13 */
+    srunner_add_suite(sr, ngram_suite()); /* issue 13 */
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

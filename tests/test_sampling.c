@@ -191,6 +191,49 @@ START_TEST(rules_by_name)
 }
 END_TEST
 
+/* deterministic-draft (issue 13): the output is p (chi-square, p-value >= 1e-6) and the
+ * acceptance p(argmax q) (6 SE); negative controls: the same rule resampling from p with
+ * the draft kept is rejected by the same chi-square, and sum min(p, q) is > 9.1 SE away. */
+START_TEST(deterministic_draft_is_lossless)
+{
+    const double p[] = { 0.31, 0.07, 0.22, 0.005, 0.185, 0.21 }, q[] = { 0.12, 0.4, 0.1, 0.08, 0.2, 0.1 };
+    enum { V = 6 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, V, &m, NULL), SD_OK);
+    const sd_verifier *dd = sd_verify_find("deterministic-draft");
+    ck_assert(sd_verify_is_greedy(dd) && sd_verify_is_lossless(dd) && !sd_verify_is_blockwise(dd));
+    const sd_context *c = sd_model_context(m, 0);
+    ck_assert_uint_eq(c->token[c->argmax_q], 1); /* q's argmax: token 1, p = 0.07 */
+    ck_assert_double_eq(sd_verify_acceptance(dd, c), 0.07);
+    sd_verifier kept = *dd;
+    kept.resample = sd_verify_find("target")->resample;
+    const sd_verifier *rules[] = { dd, &kept };
+    for (int k = 0; k < 2; k++) {
+        uint64_t counts[V];
+        double expect[V], stat = 0, dof = 0;
+        sd_sample_config sc = { .model = m, .verifier = rules[k], .drafts = 1, .draws = 1000000, .seed = 5 };
+        ck_assert_int_eq(sd_engine_sample(&sc, counts, expect, NULL), SD_OK);
+        for (size_t t = 0; t < V; t++)
+            ck_assert_double_eq_tol(expect[t], p[t], 1e-15);
+        sd_chisq_add(counts, expect, V, &stat, &dof);
+        double pv = gsl_cdf_chisq_Q(stat, dof);
+        if (k == 0)
+            ck_assert_msg(pv >= 1e-6, "chi-square %g on %g dof", stat, dof);
+        else
+            ck_assert_msg(pv < 1e-6, "control missed: chi-square %g on %g dof", stat, dof);
+    }
+    sd_engine_config ec = sd_engine_defaults();
+    ec.model = m, ec.verifier = dd, ec.gamma = 2, ec.tokens = 200000, ec.threads = 2;
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    double n = (double)s.verified, rate = (double)s.accepted / n, se = sqrt(0.07 * 0.93 / n);
+    ck_assert_msg(fabs(rate - 0.07) <= 6 * se, "rate %g, se %g", rate, se);
+    ck_assert(fabs(rate - sd_dist_overlap(p, q, V)) > 9.1 * se); /* control: eq. (1) is not its acceptance */
+    sd_engine_stats_free(&s);
+    sd_model_free(m);
+}
+END_TEST
+
 /* ---- synthetic models ---------------------------------------------------------- */
 
 static sd_synth_config base_config(sd_family f, size_t vocab, double alpha)
@@ -352,6 +395,7 @@ Suite *verify_suite(void)
     tcase_add_test(tc, p_equals_q_never_rejects);
     tcase_add_test(tc, invalid_distributions_rejected);
     tcase_add_test(tc, rules_by_name);
+    tcase_add_test(tc, deterministic_draft_is_lossless);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -31,6 +31,8 @@ Suite *cost_suite(void);
 Suite *fit_suite(void);
 Suite *partial_suite(void);
 Suite *counters_suite(void);
+Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
+Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
 
 /* The path of data file name through the library's resolver (data.h), so
  * that the runner works from any folder; fails the test when not found.

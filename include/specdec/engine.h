@@ -9,7 +9,10 @@
  * k is a fresh sequence (or several, with seq_tokens) drawn from the random
  * stream (seed, k); a chunk-long sequence first runs SD_BURN_IN_TOKENS
  * tokens that no statistic counts, so that its state (the Markov regime)
- * is stationary when counting starts.  One seed gives bit-identical
+ * is stationary when counting starts.  A sequence of an n-gram model
+ * (ngram.h) starts from a real prefix: order - 1 corpus bytes at a
+ * uniform position, one draw of the chunk's stream; other models start
+ * from the empty prefix and draw nothing for it.  One seed gives bit-identical
  * statistics on any number of threads: counts are integers, and the one
  * real-valued sum is kept per chunk and added in chunk order.
  *
@@ -221,7 +224,7 @@ SD_API size_t sd_engine_bytes(const sd_engine_config *cfg, size_t vocab, size_t 
 #define SD_SAMPLE_BLOCK 1048576u
 typedef struct {
     const sd_model *model;       /* context 0 is used; built by sd_model_pair */
-    const sd_verifier *verifier; /* token-wise and not greedy: adjusted or target */
+    const sd_verifier *verifier; /* token-wise and random: adjusted, target or deterministic-draft */
     size_t drafts;               /* k in [1, 64] */
     uint64_t draws;              /* >= 1 */
     uint64_t seed;

@@ -47,6 +47,13 @@
  *                   verification cost ratio t(B, gamma + 1, S) / t(B, 1, S)
  *                   of llama-3.1-8b on one h100-sxm (target: the model,
  *                   draft: the hardware name).
+ *   alpha-temperature  temperature (0 to 2 by 0.05, both models), then per
+ *                   rule -- adjusted (sum min(p, q)) and deterministic-draft
+ *                   (p(argmax q)) -- the mean over the matrix rows and its
+ *                   95% t interval: adjusted, adjusted_ci_low,
+ *                   adjusted_ci_high, deterministic_draft,
+ *                   deterministic_draft_ci_low, deterministic_draft_ci_high
+ *                   (sampling.h, sd_sampling_rows).
  *   fit             block 0: `fit --report positions` of the counters file
  *                   `input`; block 1: `fit --report predictions` at the one
  *                   cost c for gamma = 1 .. twice the measured gamma, with
@@ -88,6 +95,7 @@ typedef enum {
     SD_FIGURE_ROOFLINE_MAP,
     SD_FIGURE_VERIFY_COST,
     SD_FIGURE_FIT,
+    SD_FIGURE_ALPHA_TEMPERATURE, /* issue 13 */
     SD_FIGURE_COUNT
 } sd_figure_id;
 
@@ -109,6 +117,12 @@ typedef struct {
     const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are
                            * (sd_presets_load, cost.h); NULL: the usual search (data.h) */
     const char *input;    /* fit: an engine's counters file (counters.h), auto-detected */
+    /* alpha-temperature (issue 13): a matrix pair (npy.h) of logits, or of
+     * probabilities when npy_probs is 1; both NULL: the n-gram pair on
+     * SD_NGRAM_DEFAULT_CORPUS (orders 5 and 2) as logits at 1024 corpus
+     * positions (sd_ngram_logits). */
+    const char *p_npy, *q_npy;
+    int npy_probs;
 } sd_figure_input;
 
 /* A figure's data: its blocks and what else a drawing needs that depends

@@ -47,7 +47,7 @@
 
 #define SD_HISTORY_MAX 8 /* the most prefix tokens a context depends on */
 
-typedef enum { SD_FAMILY_ZIPF, SD_FAMILY_DIRICHLET, SD_FAMILY_LOGITS, SD_FAMILY_FILE } sd_family;
+typedef enum { SD_FAMILY_ZIPF, SD_FAMILY_DIRICHLET, SD_FAMILY_LOGITS, SD_FAMILY_FILE, SD_FAMILY_NGRAM } sd_family;
 typedef enum { SD_REGIME_CONSTANT, SD_REGIME_BETA, SD_REGIME_MARKOV } sd_regime;
 
 typedef struct {
@@ -117,6 +117,18 @@ SD_API sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_e
  * SD_ENOMEM.  On failure *out is untouched and nothing is held. */
 SD_API sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err);
 
+/* A model whose contexts are the rows of two matrices (issue 13: .npy
+ * pairs): row i of p (target) and of q (draft), each of n tokens, row
+ * after row, are context i, copied into rank space.  A prefix selects a
+ * row by hashing its last `history` tokens with seed, as the synthetic
+ * bank does; with one row every prefix gets it (sd_model_pair).  The
+ * family is SD_FAMILY_FILE.  SD_EINVAL, naming "p row i" or "q row i"
+ * (p or q for one row), when a row fails sd_dist_check, or naming rows or
+ * history outside rows >= 1, [0, SD_HISTORY_MAX]; SD_ENOMEM.  On failure
+ * *out is untouched and nothing is held. */
+SD_API sd_status sd_model_rows(const double *p, const double *q, size_t rows, size_t n, size_t history,
+                               uint64_t seed, sd_model **out, sd_error *err);
+
 /* Frees m and its bank; m may be NULL. */
 SD_API void sd_model_free(sd_model *m);
 
@@ -154,7 +166,8 @@ SD_API const char *sd_family_name(sd_family f);
 SD_API const char *sd_regime_name(sd_regime r);
 /* The whole tables, indexed by the enums and ending with NULL: the one
  * source of the names.  The family table lists the synthetic families
- * (sd_model_synth); SD_FAMILY_FILE ("file") is made by sd_model_pair. */
+ * (sd_model_synth); SD_FAMILY_FILE ("file") is made by sd_model_pair and
+ * sd_model_rows, SD_FAMILY_NGRAM ("ngram") by sd_model_ngram (ngram.h). */
 SD_API const char *const *sd_family_names(void);
 SD_API const char *const *sd_regime_names(void);
 

@@ -24,6 +24,16 @@
  *             fewer tokens per iteration than token-wise verification.  Costs
  *             O(gamma V) per iteration (the Z_i); a single position is
  *             token-wise.
+ *   deterministic-draft
+ *             vLLM's rule when the drafter gives no probabilities (n-gram
+ *             and EAGLE proposers; vLLM docs, "Speculative Decoding",
+ *             rejection sampler): the draft is x = argmax q (ties: the
+ *             lowest rank, i.e. the token p ranks higher) and q is taken as
+ *             the point mass on x.  x is accepted with probability
+ *             min(1, p(x)/1) = p(x); on rejection the token comes from
+ *             norm(max(0, p - delta_x)) = norm(p with x zeroed).  Lossless:
+ *             p(x) delta_x + (1 - p(x)) p(y) 1[y != x] / (1 - p(x)) = p.  Its
+ *             acceptance is p(argmax q), not sum min(p, q).
  *
  * Accepting uses a uniform u in (0, 1) and the strict test u q(x) < p(x):
  * a token with p(x) = 0 is never accepted, and one with q(x) = 0 is
@@ -48,7 +58,7 @@ typedef struct sd_verifier sd_verifier;
 SD_API const sd_verifier *sd_verify_find(const char *name);
 /* The i-th rule of the table, i = 0, 1, ...; NULL past the last. */
 SD_API const sd_verifier *sd_verify_at(size_t i);
-/* "adjusted, target, greedy, block": the table's names, for messages and
+/* "adjusted, target, greedy, block, deterministic-draft": the table's names, for messages and
  * help, in a per-thread buffer that the next call in the same thread
  * overwrites. */
 SD_API const char *sd_verify_names(void);
@@ -56,21 +66,23 @@ SD_API const char *sd_verify_names(void);
 /* The rule's name and one-line summary (static strings). */
 SD_API const char *sd_verify_name(const sd_verifier *v);
 SD_API const char *sd_verify_summary(const sd_verifier *v);
-/* 1 when drafts are q's argmax (greedy), else 0. */
+/* 1 when drafts are q's argmax (greedy, deterministic-draft), else 0. */
 SD_API int sd_verify_is_greedy(const sd_verifier *v);
 /* 1 when the rule verifies a whole block at once (block), 0 when it is
  * token-wise and so also serves one position. */
 SD_API int sd_verify_is_blockwise(const sd_verifier *v);
 /* 1 when the rule's output follows p exactly (adjusted, block; greedy
- * follows p's argmax), 0 for the biased control (target). */
+ * follows p's argmax; deterministic-draft follows p), 0 for the biased
+ * control (target). */
 SD_API int sd_verify_is_lossless(const sd_verifier *v);
 
 /* A drafted rank in c's rank space: a draw from q (one uniform of r), or
  * q's argmax for greedy rules (r unused). */
 SD_API uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r);
 
-/* The probability that v accepts a draft at c: beta (eq. 1), or for greedy
- * rules 1 when q's argmax is p's, else 0.  In [0, 1]. */
+/* The probability that v accepts a draft at c: beta (eq. 1); for greedy
+ * 1 when q's argmax is p's, else 0; for deterministic-draft p(argmax q).
+ * In [0, 1]. */
 SD_API double sd_verify_acceptance(const sd_verifier *v, const sd_context *c);
 
 /* The distribution of the token v emits at one position c (accept, or

@@ -12,7 +12,7 @@
 
 #include "specdec.h"
 
-#define CLI_MAX_OPTIONS 40
+#define CLI_MAX_OPTIONS 64
 #define CLI_MAX_POSITIONAL 4096 /* merge takes a file per shard */
 
 typedef struct {
@@ -143,6 +143,34 @@ sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, cha
 
 /* The command called name[0..len-1] (main.c's table), or NULL. */
 const cli_command *cli_find_command_n(const char *name, size_t len);
+
+/* ---- sampling.c: matrix pairs and sampling settings (issue 13) ------------------ */
+
+/* The eight sampling lists: target temperature, top-k, top-p, min-p, then
+ * the draft's (a draft list not given repeats the target's value). */
+enum { CLI_SAMPLING_LISTS = 8 };
+
+typedef struct {
+    sd_list l[CLI_SAMPLING_LISTS];
+    int draft_given[4]; /* which --draft-* options were given */
+    size_t rows;        /* combinations: the product of the lists' lengths */
+} cli_sampling;
+
+/* The sampling options, for a command's option table (after its own). */
+extern const cli_option CLI_SAMPLING_OPTIONS[];
+
+/* Reads the sampling lists of a (defaults: temperature 1, top-k 0, top-p 1,
+ * min-p 0); SD_EINVAL names the option.  Free with cli_sampling_free. */
+sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err);
+/* 1 when any sampling option was given. */
+int cli_sampling_given(const cli_args *a);
+/* The idx-th combination (target temperature slowest). */
+void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_sampling *draft);
+void cli_sampling_free(cli_sampling *s);
+/* --input logits|probs (required with .npy input). */
+sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
+/* Loads --p-npy and --q-npy (both required, same shape). */
+sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
 
 /* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,

@@ -1,11 +1,112 @@
-/* cmd_overlap.c -- beta and D_LK of two distribution files (eqs. 1, 5, 6). */
+/* cmd_overlap.c -- beta and D_LK of two distribution files (eqs. 1, 5, 6),
+ * and the acceptance of a matrix pair under sampling settings (issue 13). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
 static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
-static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
+/* ---- matrix pairs (.npy): per-row beta under each rule, summarised --------------- */
+
+/* The settings' columns, then either the summary or the per-row columns. */
+static const char *const SETTING_COLS[] = { "temperature", "top_k", "top_p", "min_p", "draft_temperature",
+                                            "draft_top_k", "draft_top_p", "draft_min_p" };
+static const char *const SUMMARY_COLS[] = { "rule", "rows", "alpha_hat", "alpha_hat_se", "ci95_low", "ci95_high",
+                                            "beta_min", "beta_q10", "beta_q25", "beta_median", "beta_q75",
+                                            "beta_q90", "beta_max" };
+static const char *const ROW_COLS[] = { "row", "beta_adjusted", "beta_deterministic_draft" };
+enum { NSET = 8, NSUM = sizeof SUMMARY_COLS / sizeof SUMMARY_COLS[0], NROW = 3 };
+
+/* The settings of one combination as cells (the draft's only when given). */
+static size_t setting_cells(const sd_sampling *t, const sd_sampling *d, int with_draft, sd_cell *cells)
+{
+    const double v[NSET] = { t->temperature, (double)t->top_k, t->top_p, t->min_p,
+                             d->temperature, (double)d->top_k, d->top_p, d->min_p };
+    size_t n = with_draft ? NSET : 4;
+    for (size_t i = 0; i < n; i++)
+        cells[i] = i % 4 == 1 ? sd_int((long long)v[i]) : sd_real(v[i]);
+    return n;
+}
+
+/* One summary row per rule, or one row per matrix row (per_row). */
+static sd_status matrix_rows(sd_table *t, const sd_sampling *tg, const sd_sampling *dr, int with_draft, int per_row,
+                             const double *beta, const double *dd, size_t rows, sd_error *err)
+{
+    sd_cell cells[NSET + NSUM];
+    size_t k = setting_cells(tg, dr, with_draft, cells);
+    sd_status st = SD_OK;
+    if (per_row) {
+        for (size_t i = 0; i < rows && st == SD_OK; i++) {
+            cells[k] = sd_int((long long)i), cells[k + 1] = sd_real(beta[i]), cells[k + 2] = sd_real(dd[i]);
+            st = sd_table_add(t, cells, err);
+        }
+        return st;
+    }
+    const char *rule[2] = { "adjusted", "deterministic-draft" };
+    const double *x[2] = { beta, dd };
+    for (int r = 0; r < 2 && st == SD_OK; r++) {
+        sd_summary s;
+        if ((st = sd_summarise(x[r], rows, &s, err)) != SD_OK)
+            break;
+        const sd_cell more[NSUM] = { sd_text(rule[r]), sd_int((long long)rows), sd_real(s.mean), sd_real(s.se),
+                                     sd_real(s.ci_low), sd_real(s.ci_high), sd_real(s.q[0]), sd_real(s.q[1]),
+                                     sd_real(s.q[2]), sd_real(s.q[3]), sd_real(s.q[4]), sd_real(s.q[5]),
+                                     sd_real(s.q[6]) };
+        memcpy(cells + k, more, sizeof more);
+        st = sd_table_add(t, cells, err);
+    }
+    return st;
+}
+
+static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
+{
+    sd_npy p = { 0 }, q = { 0 };
+    cli_sampling cs = { 0 };
+    sd_input kind;
+    sd_table *t = NULL;
+    double *beta = NULL, *dd = NULL;
+    int per_row = cli_given(a, "--per-row");
+    sd_status st;
+    if (cli_given(a, "--drafts")) {
+        st = sd_fail(err, SD_EINVAL, "--drafts: give it with distribution files, not with --p-npy");
+        goto done;
+    }
+    if ((st = cli_input_kind(a, &kind, err)) != SD_OK || (st = cli_sampling_read(a, &cs, err)) != SD_OK ||
+        (st = cli_load_npy_pair(a, &p, &q, err)) != SD_OK)
+        goto done;
+    int with_draft = cs.draft_given[0] || cs.draft_given[1] || cs.draft_given[2] || cs.draft_given[3];
+    const char *names[NSET + NSUM];
+    size_t nset = with_draft ? NSET : 4, nmore = per_row ? NROW : NSUM;
+    memcpy(names, SETTING_COLS, nset * sizeof *names);
+    memcpy(names + nset, per_row ? ROW_COLS : SUMMARY_COLS, nmore * sizeof *names);
+    beta = malloc(p.rows * sizeof *beta);
+    dd = malloc(p.rows * sizeof *dd);
+    if (beta == NULL || dd == NULL) {
+        st = sd_fail(err, SD_ENOMEM, "out of memory for %zu rows", p.rows);
+        goto done;
+    }
+    if ((st = cli_table(nset + nmore, names, &t, err)) != SD_OK)
+        goto done;
+    for (size_t i = 0; i < cs.rows && st == SD_OK; i++) {
+        sd_sampling tg, dr;
+        cli_sampling_at(&cs, i, &tg, &dr);
+        char pn[300], qn[300];
+        snprintf(pn, sizeof pn, "--p-npy: %.280s", cli_value(a, "--p-npy"));
+        snprintf(qn, sizeof qn, "--q-npy: %.280s", cli_value(a, "--q-npy"));
+        if ((st = sd_sampling_rows(&p, &q, kind, &tg, &dr, beta, dd, pn, qn, err)) == SD_OK)
+            st = matrix_rows(t, &tg, &dr, with_draft, per_row, beta, dd, p.rows, err);
+    }
+done:
+    free(beta), free(dd);
+    sd_npy_free(&p), sd_npy_free(&q);
+    cli_sampling_free(&cs);
+    return cli_finish(st, NULL, 0, t, out);
+}
+
+/* Two distribution files: beta, D_LK and, with --drafts, recursive rejection. */
+static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = { "beta", "tv", "drafts", "acceptance" };
     sd_dist p = { 0 }, q = { 0 };
@@ -32,13 +133,32 @@ static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
     return cli_finish(st, NULL, 0, t, out);
 }
 
+static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
+{
+    *out = NULL;
+    if (cli_given(a, "--p-npy") || cli_given(a, "--q-npy")) {
+        if (a->npos > 0)
+            return sd_fail(err, SD_EINVAL, "overlap: give P_FILE Q_FILE or --p-npy and --q-npy, not both");
+        return run_matrix(a, out, err);
+    }
+    if (a->npos != 2)
+        return sd_fail(err, SD_EINVAL, "overlap: missing argument; usage: specdec %s", a->cmd->synopsis);
+    if (cli_given(a, "--input") || cli_given(a, "--per-row") || cli_sampling_given(a))
+        return sd_fail(err, SD_EINVAL, "overlap: --input, --per-row and the sampling options need --p-npy and --q-npy");
+    return run_files(a, out, err);
+}
+
 static const cli_option overlap_options[] = {
     { "--drafts", "K", "add drafts and acceptance: P(one of K drafts accepted), recursive rejection" },
+    { "--p-npy", "FILE", "target matrix, .npy of shape (V,) or (rows, V) (with --q-npy and --input)" },
+    { "--q-npy", "FILE", "draft matrix of the same shape; row i pairs with the target's row i" },
+    { "--input", "KIND", "what the .npy numbers are: logits or probs (required with --p-npy)" },
+    { "--per-row", NULL, "print each row's beta under each rule instead of the summary" },
     { NULL, NULL, NULL },
 };
 
 const cli_command cmd_overlap = {
-    "overlap", "overlap P_FILE Q_FILE [--drafts K]",
-    "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6)",
-    overlap_options, 2, 2, run_overlap, 0, NULL, NULL, 0,
+    "overlap", "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] [--per-row]",
+    "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6); per-row beta of .npy matrices",
+    overlap_options, 0, 2, run_overlap, 0, NULL, CLI_SAMPLING_OPTIONS, 0,
 };

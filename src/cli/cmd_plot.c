@@ -35,9 +35,21 @@ static sd_status add_file(sd_table *t, const char *figure, const char *dir, cons
 static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const char *dir, cli_image fmt, sd_table *t,
                             sd_error *err)
 {
-    sd_figure_input in = { .threads = 1, .data_dir = a->data_dir, .input = cli_value(a, "--input") };
+    sd_figure_input in = { .threads = 1, .data_dir = a->data_dir, .input = cli_value(a, "--input"),
+                           .p_npy = cli_value(a, "--p-npy"), .q_npy = cli_value(a, "--q-npy") };
     if (!k->needs_input && cli_given(a, "--input"))
         return sd_fail(err, SD_EINVAL, "--input: the figure %s does not take it", k->name);
+    static const char *const npy_options[] = { "--p-npy", "--q-npy", "--npy-input", NULL };
+    for (int i = 0; k->id != SD_FIGURE_ALPHA_TEMPERATURE && npy_options[i] != NULL; i++)
+        if (cli_given(a, npy_options[i]))
+            return sd_fail(err, SD_EINVAL, "%s: the figure %s does not take it", npy_options[i], k->name);
+    if (cli_given(a, "--p-npy") != cli_given(a, "--q-npy"))
+        return sd_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
+    int kind = SD_INPUT_LOGITS;
+    sd_status kst = cli_choice(a, "--npy-input", sd_input_names(), "logits", &kind, err);
+    if (kst != SD_OK)
+        return kst;
+    in.npy_probs = kind == SD_INPUT_PROBS;
     sd_list tokens_given = { NULL, 0 }; /* only to refuse --tokens for a figure that is not Monte Carlo */
     double tokens, seed, threads;
     sd_status st;
@@ -76,7 +88,8 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
     if (dir == NULL)
         dir = "plots";
     if (strcmp(name, "all") == 0) {
-        static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", NULL };
+        static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", "--p-npy", "--q-npy",
+                                              "--npy-input", NULL };
         for (int i = 0; inputs[i] != NULL; i++)
             if (cli_given(a, inputs[i]))
                 return cli_finish(sd_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
@@ -113,6 +126,9 @@ static const cli_option plot_options[] = {
     { "--input", "FILE", "fit: an engine's counters file, as for 'specdec fit'" },
     { "--seed", "S", "Monte Carlo figures: random seed (default 20261129)" },
     { "--threads", "K", "Monte Carlo figures: threads (default 2)" },
+    { "--p-npy", "FILE", "alpha-temperature: the target's .npy matrix (default: the GPL-3 n-gram pair)" },
+    { "--q-npy", "FILE", "alpha-temperature: the draft's .npy matrix, the same shape" },
+    { "--npy-input", "KIND", "alpha-temperature: the matrices hold logits or probs (default logits)" },
     { NULL, NULL, NULL },
 };
 

@@ -303,6 +303,28 @@ static void script_fit(const figure *f, int variant)
             title, g + 0.5, f->k->name, f->in->cost.v[0], 2 * g + 0.5, g + 0.5, g + 0.5, f->k->name);
 }
 
+/* ---- alpha against temperature (issue 13) ------------------------------------------------ */
+
+static void script_alpha_temperature(const figure *f, int variant)
+{
+    (void)variant;
+    char title[512];
+    const char *base = f->in->p_npy ? strrchr(f->in->p_npy, '/') : NULL;
+    snprintf(title, sizeof title, "Acceptance against temperature: %s",
+             f->in->p_npy ? (base ? base + 1 : f->in->p_npy) : "GPL-3 byte n-gram pair, orders 5 and 2");
+    preamble(f, title, "temperature (both models; 0 is greedy)", "α = mean acceptance over the rows");
+    fprintf(f->gp, "set xrange [0:2]\nset yrange [0:1]\nset key right top\n"
+                   "plot \"%s.dat\" index 0 using 1:3:4 with filledcurves fc rgb \"#4575b4\" fs transparent solid 0.25 "
+                   "notitle, \\\n"
+                   "  \"\" index 0 using 1:2 with linespoints lw 3 pt 7 lc rgb \"#4575b4\" "
+                   "title \"adjusted: sum min(p, q)\", \\\n"
+                   "  \"\" index 0 using 1:6:7 with filledcurves fc rgb \"#d73027\" fs transparent solid 0.25 "
+                   "notitle, \\\n"
+                   "  \"\" index 0 using 1:5 with linespoints lw 3 pt 5 lc rgb \"#d73027\" "
+                   "title \"deterministic-draft: p(argmax q)\"\n",
+            f->k->name);
+}
+
 /* ---- the table of scripts, by figure ------------------------------------------------------ */
 
 static const struct {
@@ -322,6 +344,7 @@ static const struct {
     [SD_FIGURE_ROOFLINE_MAP] = { .write = script_roofline_map },
     [SD_FIGURE_VERIFY_COST] = { .write = script_verify_cost },
     [SD_FIGURE_FIT] = { .write = script_fit },
+    [SD_FIGURE_ALPHA_TEMPERATURE] = { .write = script_alpha_temperature },
 };
 
 /* ---- files and gnuplot --------------------------------------------------------------------- */

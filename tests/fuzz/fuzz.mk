@@ -17,7 +17,7 @@ FUZZ_SECONDS       ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 FUZZ_CC            ?= clang
 FUZZ_OPT           ?= -O1 -g
-FUZZ_NAMES         ?= parse tsv_dist presets scenario counters partial
+FUZZ_NAMES         ?= parse tsv_dist presets scenario counters partial npy
 
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

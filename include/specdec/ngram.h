@@ -1,0 +1,99 @@
+/* ngram.h -- a target and draft model pair on real text: byte-level
+ * n-gram models with interpolated Kneser-Ney smoothing (issue 13).
+ *
+ * Both models are trained on one corpus, read as bytes (no tokenizer):
+ * the vocabulary is the set of distinct bytes of the corpus (token ids in
+ * byte order), V <= 256.  The corpus is read as a cycle -- its last byte
+ * is followed by its first -- so every byte has a predecessor and a
+ * successor; then a history occurs in the corpus at every level of the
+ * model or at none, and the contexts are exactly the corpus's distinct
+ * substrings of lengths 0 .. order - 1.
+ *
+ * Smoothing: interpolated Kneser-Ney (Chen and Goodman 1998, eq. 26/27,
+ * one discount per order).  With c the counts of the highest order (raw
+ * counts) or the continuation counts N1+(. h w) of the lower orders, and
+ * h' = h without its oldest byte:
+ *     P(w | h) = max(c(h w) - D, 0) / c(h .) + D N1+(h .) / c(h .) P(w | h'),
+ * P(w | empty history, one level below the unigrams) = 1 / V, and
+ * D = n1 / (n1 + 2 n2) from the level's counts of count 1 and 2 (0.5 when
+ * that is not in (0, 1)).  Every level gives the lower one a positive
+ * weight and the bottom is uniform, so no probability is 0.  A history the
+ * corpus does not hold has c(h .) = 0 and its distribution is the lower
+ * order's (the longest suffix the corpus holds).  The target has order N,
+ * the draft order M <= N; at the lower levels both use the same
+ * continuation counts, so q = p at histories shorter than M - 1.
+ *
+ * Generation starts from a real prefix: the engine primes each sequence
+ * with the N - 1 corpus bytes at a uniform position, then decodes
+ * autoregressively; the context at each position is the longest suffix of
+ * the text so far that the corpus holds.
+ */
+#ifndef SPECDEC_NGRAM_H
+#define SPECDEC_NGRAM_H
+
+#include <stddef.h>
+
+#include "specdec/sampling.h"
+#include "specdec/status.h"
+#include "specdec/synth.h"
+#include "specdec/theory.h"
+#include "specdec/verify.h"
+
+#define SD_NGRAM_ORDER_MAX 8 /* an order-8 model looks at 7 bytes (SD_HISTORY_MAX = 8) */
+#define SD_NGRAM_CORPUS_MAX ((size_t)1 << 26) /* 64 MiB */
+
+/* Builds the pair from text[0..len-1] into *out (free with sd_model_free):
+ * target order `order` in [1, SD_NGRAM_ORDER_MAX], draft order in [1,
+ * order]; len in [2, SD_NGRAM_CORPUS_MAX].  Sampling settings (sampling.h)
+ * are applied to every context's p (target) and q (draft) when not NULL,
+ * as engines apply them; NULL: the distributions as trained.  Its
+ * contexts are the bank (sd_model_context); its family SD_FAMILY_NGRAM;
+ * its history order - 1; sd_model_bytes and sd_model_build_seconds say
+ * what it holds and took.  SD_EINVAL names order, draft_order or len
+ * (name: the corpus, in messages), or a setting (sd_sampling_apply);
+ * SD_ENOMEM.  On failure *out is untouched. */
+SD_API sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
+                                const sd_sampling *target, const sd_sampling *draft, const char *name,
+                                sd_model **out, sd_error *err);
+
+/* Reads the file at path whole and builds the pair from it.  SD_EINVAL
+ * also when the file cannot be read (naming it) or is longer than
+ * SD_NGRAM_CORPUS_MAX. */
+SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
+                                     const sd_sampling *draft, sd_model **out, sd_error *err);
+
+/* The byte of token id t of an n-gram model m (t < sd_model_vocab(m)). */
+SD_API unsigned char sd_ngram_byte(const sd_model *m, uint32_t t);
+
+/* The pair as logits matrices (issue 13: a real matrix pair for .npy
+ * input): row i holds log p and log q, in token space, at the context the
+ * model uses after the corpus's bytes before position floor(i L / rows)
+ * (the order - 1 of them, cyclically), i = 0..rows-1.  p and q are the
+ * caller's, rows * V doubles each (V = sd_model_vocab(m)); m must come
+ * from sd_model_ngram and rows >= 1 (not checked).  Never fails. */
+SD_API void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q);
+
+/* The default corpus of the n-gram examples and figure. */
+#define SD_NGRAM_DEFAULT_CORPUS "/usr/share/common-licenses/GPL-3"
+
+/* Acceptance along paths: `n` tokens sampled from the target m
+ * autoregressively (plain decoding: its law is the output law of every
+ * lossless rule), in segments of 4096 tokens that start as the engine's
+ * chunks do -- a fresh prefix, primed (n-gram models), SD_BURN_IN_TOKENS
+ * tokens not recorded -- segment k from stream (seed, k); out[i] = v's
+ * acceptance (verify.h) at the context of token i.  Any model (synth.h,
+ * sd_model_rows, sd_model_ngram).  out is the caller's (n doubles).
+ * SD_ENOMEM, the only failure. */
+SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed,
+                                          double *out, sd_error *err);
+
+/* A two-state Markov acceptance (theory.h, sd_markov) fitted to a sequence
+ * a[0..n-1], n >= 1: the n/2 smallest values (ties broken by GSL's
+ * gsl_sort_index, deterministically) are the hard state, the others easy, so the states hold equal shares as
+ * the symmetric chain's stationary law does; a_easy and a_hard are the
+ * two halves' means, stay the share of neighbours in the same state.  With
+ * one state (n = 1), or a stay of 1 (impossible with both states in one
+ * sequence), stay is 1/2.  Never fails. */
+SD_API sd_markov sd_markov_fit(const double *a, size_t n);
+
+#endif

@@ -1,0 +1,94 @@
+/* sampling.h -- sampling settings (temperature, top-k, top-p, min-p) and
+ * the acceptance of a matrix pair under them.
+ *
+ * The transforms turn one row of logits or probabilities into the
+ * distribution an engine samples from, in vLLM's order (v1 Sampler.sample,
+ * docs.vllm.ai, vllm.v1.sample.sampler: temperature, then min-p, then
+ * top-k and top-p):
+ *
+ *   1. input      logits z as given (-inf: a masked token); probabilities
+ *                 p become z = log p (log 0 = -inf).
+ *   2. temperature T > 0: p = softmax(z / T).  T = 0 is greedy: the point
+ *                 mass on the largest z (ties: the lowest token id), and
+ *                 steps 3-5 keep it.
+ *   3. min-p      keep the tokens with p >= min_p * max p (0: off).
+ *   4. top-k      keep the tokens with p >= the k-th largest p among those
+ *                 kept (ties at the boundary are all kept, so more than k
+ *                 may remain; 0 or k >= V: off).
+ *   5. top-p      renormalise; sort by p, largest first; the smallest prefix
+ *                 whose mass is >= top_p (a prefix that reaches top_p
+ *                 exactly stops there) sets the boundary probability; keep
+ *                 the tokens with p >= it (ties at the boundary kept; 1:
+ *                 off).
+ *   6.            renormalise what is kept.
+ *
+ * Every step keeps the most likely token, so the result is a distribution.
+ */
+#ifndef SPECDEC_SAMPLING_H
+#define SPECDEC_SAMPLING_H
+
+#include <stddef.h>
+
+#include "specdec/npy.h"
+#include "specdec/status.h"
+
+typedef enum { SD_INPUT_LOGITS, SD_INPUT_PROBS } sd_input;
+
+typedef struct {
+    double temperature; /* [0, SD_TEMPERATURE_MAX]; 0: greedy */
+    size_t top_k;       /* 0: off */
+    double top_p;       /* (0, 1]; 1: off */
+    double min_p;       /* [0, 1]; 0: off */
+} sd_sampling;
+
+#define SD_TEMPERATURE_MAX 1e3
+
+/* Temperature 1, top-k 0, top-p 1, min-p 0: the distribution as given.
+ * Never fails. */
+SD_API sd_sampling sd_sampling_defaults(void);
+
+/* "logits", "probs", NULL: indexed by sd_input (static). */
+SD_API const char *const *sd_input_names(void);
+
+/* Applies s to in[0..n-1], read as kind, into the distribution out[0..n-1]
+ * (the caller's; in and out may be the same array), as described above.
+ * SD_EINVAL, naming the field of s (temperature, top_k, top_p, min_p) when
+ * it is outside its domain, or the input (name, with the entry) when
+ * logits hold NaN or +inf or are all -inf, or probabilities fail
+ * sd_dist_check; SD_ENOMEM.  On failure out is untouched. */
+SD_API sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
+                                   const char *name, sd_error *err);
+
+/* The deterministic-draft acceptance p(argmax q) of distributions p and q
+ * over n tokens (not checked): where q ties for its maximum, the tied token
+ * p ranks first (the largest p), as the rule's rank space does (verify.h).
+ * In [0, 1]; never fails. */
+SD_API double sd_dist_point_acceptance(const double *p, const double *q, size_t n);
+
+/* The rows of a matrix pair under settings: row i of p (target) and of q
+ * (draft) transformed by target and draft, then beta[i] = sum min(p, q)
+ * (eq. 1: adjusted, target and block at one position) and dd[i] =
+ * p(argmax q) (deterministic-draft), both arrays the caller's of p->rows.
+ * p and q must have the same shape (SD_EINVAL otherwise, naming q_name)
+ * and kind says what their numbers are; SD_EINVAL as sd_sampling_apply
+ * (naming "P_NAME row i" or "Q_NAME row i"); SD_ENOMEM.  On failure beta and dd may be
+ * partly written. */
+SD_API sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
+                                  const sd_sampling *draft, double *beta, double *dd, const char *p_name,
+                                  const char *q_name, sd_error *err);
+
+/* The mean of x[0..n-1] with its standard error and 95% interval (Student
+ * t with n - 1 degrees of freedom; the interval is the mean itself when
+ * n = 1, with se 0), and its quantiles (GSL's
+ * gsl_stats_quantile_from_sorted_data: min, 10%, 25%, median, 75%, 90%,
+ * max). */
+typedef struct {
+    double mean, se, ci_low, ci_high;
+    double q[7];
+} sd_summary;
+
+/* Summarises x[0..n-1], n >= 1 (sorts a copy).  SD_ENOMEM, the only
+ * failure; *out is then untouched. */
+SD_API sd_status sd_summarise(const double *x, size_t n, sd_summary *out, sd_error *err);
+
+#endif

@@ -1,0 +1,189 @@
+/* sampling.c -- sampling transforms and matrix-pair acceptance (see
+ * sampling.h).  Cost: O(V) per row for temperature and min-p, O(V log V)
+ * when top-k or top-p is on (one sort by GSL, gsl_sort_index).
+ */
+#include "specdec/sampling.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "specdec/dist.h"
+
+static const char *const INPUT_NAMES[] = { "logits", "probs", NULL };
+
+const char *const *sd_input_names(void) { return INPUT_NAMES; }
+
+sd_sampling sd_sampling_defaults(void)
+{
+    return (sd_sampling){ .temperature = 1.0, .top_k = 0, .top_p = 1.0, .min_p = 0.0 };
+}
+
+static sd_status check_settings(const sd_sampling *s, sd_error *err)
+{
+    if (!(s->temperature >= 0.0 && s->temperature <= SD_TEMPERATURE_MAX))
+        return sd_fail(err, SD_EINVAL, "temperature: %g is outside [0, %g]", s->temperature, SD_TEMPERATURE_MAX);
+    if (!(s->top_p > 0.0 && s->top_p <= 1.0))
+        return sd_fail(err, SD_EINVAL, "top_p: %g is outside (0, 1]", s->top_p);
+    if (!(s->min_p >= 0.0 && s->min_p <= 1.0))
+        return sd_fail(err, SD_EINVAL, "min_p: %g is outside [0, 1]", s->min_p);
+    return SD_OK;
+}
+
+/* Step 1: the input as log-weights z into out; checks it. */
+static sd_status to_logits(sd_input kind, const double *in, size_t n, double *out, const char *name, sd_error *err)
+{
+    if (kind == SD_INPUT_PROBS) {
+        sd_status st = sd_dist_check(in, n, name, err);
+        if (st != SD_OK)
+            return st;
+        for (size_t i = 0; i < n; i++)
+            out[i] = in[i] > 0.0 ? log(in[i]) : -INFINITY;
+        return SD_OK;
+    }
+    if (n == 0 || n > SD_VOCAB_MAX)
+        return sd_fail(err, SD_EINVAL, "%s: %zu logits; expected 1 to %u", name, n, SD_VOCAB_MAX);
+    int finite = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(in[i]) || (isinf(in[i]) && in[i] > 0))
+            return sd_fail(err, SD_EINVAL, "%s: logit %g of token %zu is not finite or -inf", name, in[i], i);
+        finite |= isfinite(in[i]);
+    }
+    if (!finite)
+        return sd_fail(err, SD_EINVAL, "%s: every logit is -inf", name);
+    memmove(out, in, n * sizeof *out);
+    return SD_OK;
+}
+
+/* Zeroes the entries of w below the threshold t. */
+static void keep_at_least(double *w, size_t n, double t)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] < t)
+            w[i] = 0.0;
+}
+
+static double total(const double *w, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += w[i];
+    return s;
+}
+
+/* Steps 4 and 5 on the distribution w (sums to 1), sorted through idx. */
+static void top_k_top_p(const sd_sampling *s, double *w, size_t n, size_t *idx)
+{
+    gsl_sort_index(idx, w, 1, n); /* ascending: idx[n - 1] is the largest */
+    if (s->top_k > 0 && s->top_k < n)
+        keep_at_least(w, n, w[idx[n - s->top_k]]); /* zeroed entries sort first: order still holds */
+    if (s->top_p < 1.0) {
+        double mass = total(w, n), cum = 0.0;
+        for (size_t j = n; j-- > 0;) {
+            cum += w[idx[j]] / mass;
+            if (cum >= s->top_p) {
+                keep_at_least(w, n, w[idx[j]]);
+                break;
+            }
+        }
+    }
+}
+
+sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
+                            const char *name, sd_error *err)
+{
+    sd_status st = check_settings(s, err);
+    double *w = malloc((n ? n : 1) * sizeof *w);
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (st == SD_OK && (w == NULL || idx == NULL))
+        st = sd_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
+    if (st == SD_OK)
+        st = to_logits(kind, in, n, w, name, err);
+    if (st != SD_OK) {
+        free(w), free(idx);
+        return st;
+    }
+    size_t top = 0;
+    for (size_t i = 1; i < n; i++)
+        if (w[i] > w[top])
+            top = i;
+    if (s->temperature <= 0.0) { /* greedy: the point mass on the first argmax */
+        memset(w, 0, n * sizeof *w);
+        w[top] = 1.0;
+    } else {
+        double zmax = w[top];
+        for (size_t i = 0; i < n; i++)
+            w[i] = exp((w[i] - zmax) / s->temperature); /* exp(-inf) = 0 */
+        double sum = total(w, n);
+        for (size_t i = 0; i < n; i++)
+            w[i] /= sum;
+        if (s->min_p > 0.0)
+            keep_at_least(w, n, s->min_p * w[top]);
+        if ((s->top_k > 0 && s->top_k < n) || s->top_p < 1.0)
+            top_k_top_p(s, w, n, idx);
+    }
+    double sum = total(w, n);
+    for (size_t i = 0; i < n; i++)
+        out[i] = w[i] / sum;
+    free(w), free(idx);
+    return SD_OK;
+}
+
+double sd_dist_point_acceptance(const double *p, const double *q, size_t n)
+{
+    size_t x = 0;
+    for (size_t i = 1; i < n; i++)
+        if (q[i] > q[x] || (!(q[i] < q[x]) && p[i] > p[x]))
+            x = i;
+    return p[x];
+}
+
+sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
+                           const sd_sampling *draft, double *beta, double *dd, const char *p_name, const char *q_name,
+                           sd_error *err)
+{
+    if (p->rows != q->rows || p->cols != q->cols)
+        return sd_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", q_name, q->rows, q->cols,
+                       p_name, p->rows, p->cols);
+    size_t n = p->cols;
+    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
+    sd_status st = pr == NULL || qr == NULL ? sd_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
+    for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
+        char pn[320], qn[320];
+        snprintf(pn, sizeof pn, "%.280s row %zu", p_name, i);
+        snprintf(qn, sizeof qn, "%.280s row %zu", q_name, i);
+        if ((st = sd_sampling_apply(target, kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
+            (st = sd_sampling_apply(draft, kind, q->v + i * n, n, qr, qn, err)) == SD_OK) {
+            beta[i] = sd_dist_overlap(pr, qr, n);
+            dd[i] = sd_dist_point_acceptance(pr, qr, n);
+        }
+    }
+    free(pr), free(qr);
+    return st;
+}
+
+sd_status sd_summarise(const double *x, size_t n, sd_summary *out, sd_error *err)
+{
+    static const double LEVELS[7] = { 0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0 };
+    double *s = malloc(n * sizeof *s);
+    if (s == NULL)
+        return sd_fail(err, SD_ENOMEM, "out of memory for %zu values", n);
+    memcpy(s, x, n * sizeof *s);
+    gsl_sort(s, 1, n);
+    sd_summary r;
+    r.mean = gsl_stats_mean(s, 1, n);
+    r.se = n > 1 ? gsl_stats_sd_m(s, 1, n, r.mean) / sqrt((double)n) : 0.0;
+    double t = n > 1 ? gsl_cdf_tdist_Qinv(0.025, (double)(n - 1)) : 0.0;
+    r.ci_low = r.mean - t * r.se;
+    r.ci_high = r.mean + t * r.se;
+    for (int k = 0; k < 7; k++)
+        r.q[k] = gsl_stats_quantile_from_sorted_data(s, 1, n, LEVELS[k]);
+    free(s);
+    *out = r;
+    return SD_OK;
+}
