@@ -117,7 +117,7 @@ typedef struct {
     atomic_int failed;   /* a worker failed: the others stop, progress stops waiting */
     double *chunk_beta; /* [nchunks] */
     size_t shard, nshards; /* this process runs the chunks k = shard + j nshards (shard 0-based) */
-    double *acc_k;       /* per-context acceptance with k > 1 drafts */
+    double *acc_k;       /* per-context acceptance (beta, or with k > 1 drafts their acceptance) */
 } shared_run;
 
 typedef struct {
@@ -138,7 +138,7 @@ typedef struct {
 typedef struct {
     const sd_model *m;
     const sd_verifier *v;
-    const double *acc_k;    /* per-context acceptance with k drafts, or NULL for v->acceptance */
+    const double *acc_k;    /* per-context acceptance: what each emitted token adds to the beta sum */
     const sd_context *base; /* context 0, to index contexts */
     sd_engine_stats *s;
     double beta_sum;
@@ -154,7 +154,7 @@ static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
     rec->s->ctx_tokens[ci]++;
     if (rec->s->out_counts != NULL)
         rec->s->out_counts[ci * rec->s->vocab + x]++;
-    rec->beta_sum += rec->acc_k ? rec->acc_k[ci] : rec->v->acceptance(c);
+    rec->beta_sum += rec->acc_k[ci];
     if (seq->len < rec->positions)
         rec->s->pos_counts[seq->len * rec->s->vocab + token]++;
     seq->len++;
@@ -446,7 +446,7 @@ size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
     size_t step = add_sat(mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)), mul_sat(g + 1, 64));
     size_t moves = cfg->policy == SD_POLICY_HEURISTIC ? mul_sat(4 * SD_MOVE_BINS, add_sat(g, 1)) : 0;
     size_t per_thread = add_sat(mul_sat(add_sat(add_sat(counts, 6 * (g + 2)), moves), sizeof(uint64_t)), step);
-    size_t multi = cfg->drafts > 1 ? mul_sat(nc + nv, sizeof(double)) : 0;
+    size_t multi = mul_sat(cfg->drafts > 1 ? nc + nv : nc, sizeof(double));
     return add_sat(mul_sat(cfg->nshards > 1 ? nt + 1 : nt, per_thread), multi);
 }
 
@@ -482,22 +482,24 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
     return SD_OK;
 }
 
-/* Each context's acceptance with k > 1 drafts (for alpha_hat) into *acc_k,
- * or NULL for one draft. */
+/* Each context's acceptance (for alpha_hat) into *acc_k: the rule's, or
+ * with k > 1 drafts the recursive rejection's -- looked up, not computed,
+ * for every emitted token. */
 static sd_status multi_acceptances(const sd_engine_config *cfg, double **acc_k, sd_error *err)
 {
     *acc_k = NULL;
-    if (cfg->drafts <= 1)
-        return SD_OK;
     const sd_model *m = cfg->model;
     size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m);
-    double *tmp = malloc(nv * sizeof *tmp), *acc = malloc(nc * sizeof *acc);
-    if (acc == NULL || tmp == NULL) {
+    double *tmp = cfg->drafts > 1 ? malloc(nv * sizeof *tmp) : NULL, *acc = malloc(nc * sizeof *acc);
+    if (acc == NULL || (cfg->drafts > 1 && tmp == NULL)) {
         free(acc), free(tmp);
         return sd_fail(err, SD_ENOMEM, "out of memory");
     }
-    for (size_t c = 0; c < nc; c++)
-        acc[c] = sd_dist_multi_acceptance(sd_model_context(m, c)->p, sd_model_context(m, c)->q, nv, cfg->drafts, tmp);
+    for (size_t c = 0; c < nc; c++) {
+        const sd_context *ctx = sd_model_context(m, c);
+        acc[c] = cfg->drafts > 1 ? sd_dist_multi_acceptance(ctx->p, ctx->q, nv, cfg->drafts, tmp)
+                                 : cfg->verifier->acceptance(ctx);
+    }
     free(tmp);
     *acc_k = acc;
     return SD_OK;
