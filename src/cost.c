@@ -146,6 +146,11 @@ double sd_cost_alpha_at(const sd_roofline_request *rq, double context)
     size_t n = rq->nalpha;
     if (!(context >= x[0] && context <= x[n - 1]))
         return NAN;
+    size_t i = gsl_interp_bsearch(x, context, 0, n - 1);
+    if (context <= x[i]) /* x[i] <= context: at a row, its value exactly (interpolation may round it) */
+        return y[i];
+    if (context >= x[n - 1])
+        return y[n - 1];
     gsl_interp *in = gsl_interp_alloc(gsl_interp_linear, n);
     double a = NAN;
     if (in != NULL && gsl_interp_init(in, x, y, n) == 0)

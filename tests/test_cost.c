@@ -469,6 +469,7 @@ START_TEST(alpha_by_context_and_verify_tokens)
     rq.alpha_context = c, rq.alpha_value = a, rq.nalpha = n;
     ck_assert_double_eq(sd_cost_alpha_at(&rq, 1024), 0.84);
     ck_assert_double_eq(sd_cost_alpha_at(&rq, 32768), 0.76);
+    ck_assert_double_eq(sd_cost_alpha_at(&rq, 8192), 0.82); /* exactly, at every row (found by fuzz_presets) */
     ck_assert_rel(sd_cost_alpha_at(&rq, 20480), 0.79, 1e-12); /* halfway from 8192 to 32768 */
     ck_assert(isnan(sd_cost_alpha_at(&rq, 65536)));           /* no extrapolation */
     sd_roofline_point r;

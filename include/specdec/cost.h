@@ -109,7 +109,8 @@ SD_API double sd_cost_kv_per_token(const sd_model_spec *m);
  * over acc[0..nacc-1] instead (no gamma may then exceed nacc) and alpha is
  * ignored; when alpha_context is not NULL, alpha at context S is the linear
  * interpolation of (alpha_context[i], alpha_value[i]), i < nalpha >= 2,
- * contexts strictly increasing, and S must lie within them. */
+ * contexts strictly increasing, and S must lie within them; at a row's
+ * context it is that row's alpha exactly. */
 typedef struct {
     const sd_model_spec *target, *draft; /* the same pointer: self-speculation, one copy of the weights */
     const sd_hardware *hardware;
