@@ -97,9 +97,9 @@ test-install: $(SPECDEC) $(LIBSO) $(LIBA)
 	@echo "  TEST  install ($(BUILD))"
 	$(Q)MAKE="$(MAKE)" sh tests/install.sh $(BUILD)
 
-## sanitize: build in build/san with -fsanitize=address,undefined and run all tests
+## sanitize: build in build/san with -fsanitize=address,undefined and run the unit, CLI and scale tests
 sanitize:
-	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli
+	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli test-scale
 
 ## plots: every figure as PNG and SVG into plots/ (the PNGs are the README's)
 plots: $(SPECDEC)
