@@ -73,7 +73,7 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: unit, CLI, install and short fuzz tests, then unit and CLI tests again under ASan+UBSan
+## check: unit, CLI, scale, install and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
 check: test-unit test-cli test-scale test-install test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
 
