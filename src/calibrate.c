@@ -40,6 +40,7 @@ sd_status sd_calibration_load(const char *path, sd_calibration **out, size_t *n,
     static const sd_col_spec cols[] = {
         { "model", SD_COL_NAME, C(model), 0, 0, 0, 0, 0, 0, 0 },
         { "hardware", SD_COL_NAME, C(hardware), 0, 0, 0, 0, 0, 0, 0 },
+        { "granularity", SD_COL_NAME, C(granularity), 0, 0, 0, 0, 0, 0, 0 },
         { "eta_flops", SD_COL_NUMBER, C(eta_flops), 1e-3, 1, 0, 1, 0, 0, 0 },
         { "eta_bw", SD_COL_NUMBER, C(eta_bw), 1e-3, 1, 0, 1, 0, 0, 0 },
         { "overhead", SD_COL_NUMBER, C(overhead), 0, 1, 0, 1, 0, 0, 0 },
@@ -127,8 +128,8 @@ static int solve(group *g, size_t p, gsl_vector *x_out, gsl_matrix *J_out, doubl
     return status;
 }
 
-/* Fits one group into *out; 1 when a parameter had to be held and the fit
- * must be redone without it. */
+/* Fits one group into *out: a parameter no row depends on is held at its
+ * start, a t0 the fit puts below 0 at 0, and the fit redone without it. */
 static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_error *err)
 {
     for (int round = 0; round < 3; round++) {
@@ -154,6 +155,11 @@ static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_
                     held = 1;
                 }
             }
+        if (status == GSL_SUCCESS && !held && g->free_[2] && params_of(g, x).overhead < 0.0) {
+            g->free_[2] = 0; /* t0 >= 0: the best fit within it is on the bound; refit there, and say so */
+            g->base.overhead = 0.0;
+            held = 1;
+        }
         if (status == GSL_SUCCESS && !held) {
             gsl_multifit_nlinear_covar(J, 0.0, cov);
             double s2 = chisq / (double)(g->n - p), se[3] = { 0, 0, 0 };
@@ -167,6 +173,7 @@ static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_
                                      .overhead = cp.overhead, .se_eta_flops = cp.eta_flops * se[0],
                                      .se_eta_bw = cp.eta_bw * se[1], .se_overhead = se[2],
                                      .held_flops = !g->free_[0], .held_bw = !g->free_[1],
+                                     .held_overhead = !g->free_[2],
                                      .rms_rel_residual = sqrt(chisq / (double)g->n) };
             for (size_t i = 0; i < g->n; i++) {
                 double t = predict(g, &cp, i), rel = fabs(t - g->all[g->idx[i]].seconds) / g->all[g->idx[i]].seconds;
@@ -216,8 +223,22 @@ sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, 
             break;
         }
         if ((st = fit_group(&g, &fits[nfits], predicted, err)) == SD_OK) {
+            const sd_calibration *c = &fits[nfits];
+            const char *what = !(c->eta_flops >= 1e-3 && c->eta_flops <= 1.0)   ? "eta_flops"
+                               : !(c->eta_bw >= 1e-3 && c->eta_bw <= 1.0)       ? "eta_bw"
+                               : !(c->overhead >= 0.0 && c->overhead <= 1.0)    ? "overhead"
+                                                                                : NULL;
+            if (what != NULL) {
+                double v = what[4] == 'f' ? c->eta_flops : what[4] == 'b' ? c->eta_bw : c->overhead;
+                st = sd_fail(err, SD_EINVAL, "calibrate: %s on %s: the best fit puts %s at %.4g, outside %s: no "
+                             "efficiency explains these times (check the model, hardware and tp of the rows)",
+                             rows[i].model, rows[i].hardware, what, v, what[0] == 'e' ? "[0.001, 1]" : "[0, 1] s");
+                break;
+            }
             snprintf(fits[nfits].model, sizeof fits[nfits].model, "%s", rows[i].model);
             snprintf(fits[nfits].hardware, sizeof fits[nfits].hardware, "%s", rows[i].hardware);
+            snprintf(fits[nfits].granularity, sizeof fits[nfits].granularity, "%s",
+                     start->granularity == SD_GRANULARITY_PASS ? "pass" : "operator");
             nfits++;
         }
     }

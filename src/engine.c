@@ -479,6 +479,8 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
         return sd_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
     if (cfg->drafts > 64)
         return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+    if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
+        return sd_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     return SD_OK;
 }
 
@@ -605,6 +607,34 @@ static sd_status run_workers(const sd_engine_config *cfg, shared_run *sh, worker
     return worker_status(ws, started, err);
 }
 
+/* Statistics from the replay hook, held to the shape this configuration's
+ * run would have and to their own sums (a partial result is a file: it may
+ * have been edited). */
+static sd_status replay(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
+{
+    sd_engine_stats s = { 0 };
+    sd_status st = cfg->io->replay(cfg->io->arg, sd_engine_fingerprint(cfg), &s, err);
+    if (st != SD_OK)
+        return st;
+    size_t max_gamma = cfg->policy == SD_POLICY_ORACLE ? SD_ORACLE_MAX : chain_max(cfg);
+    uint64_t n = 0, t = 0, it = 0;
+    int ok = s.max_gamma == max_gamma && s.max_n == max_gamma + 1 && s.vocab == sd_model_vocab(cfg->model) &&
+             s.contexts == sd_model_contexts(cfg->model) && s.positions == cfg->positions &&
+             (s.moves != NULL) == (cfg->policy == SD_POLICY_HEURISTIC) &&
+             (s.out_counts != NULL) == !cfg->skip_outputs && s.nchunks >= 1 && s.chunk_beta != NULL;
+    for (size_t i = 0; ok && i <= s.max_n; i++)
+        n += s.n_hist[i] * (uint64_t)i, it += s.n_hist[i];
+    for (size_t i = 0; ok && i < s.contexts; i++)
+        t += s.ctx_tokens[i];
+    if (!ok || n != s.tokens || t != s.tokens || it != s.iterations || s.iterations == 0) {
+        sd_engine_stats_free(&s);
+        return sd_fail(err, SD_EINVAL, "replay: the statistics do not fit this run (their shape, or their counts "
+                       "do not add up): not what the engine records");
+    }
+    *out = s;
+    return SD_OK;
+}
+
 /* alpha_hat: the chunks' beta sums in chunk order over the tokens. */
 static void finish_alpha(sd_engine_stats *s)
 {
@@ -636,7 +666,7 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     sd_engine_stats pilot = { 0 };
     sd_status st = check_config(cfg, err);
     if (st == SD_OK && cfg->io != NULL && cfg->io->replay != NULL)
-        return cfg->io->replay(cfg->io->arg, sd_engine_fingerprint(cfg), out, err);
+        return replay(cfg, out, err);
     if (st != SD_OK || (st = multi_acceptances(cfg, &sh.acc_k, err)) != SD_OK)
         return st;
     if ((st = workers_alloc(cfg, &sh, nt, &ws, err)) == SD_OK &&
@@ -705,9 +735,14 @@ uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
     h = fnv(h, &cfg->seed, sizeof cfg->seed); /* all 64 bits, not just the double's 53 */
     if (cfg->verifier != NULL)
         h = fnv(h, cfg->verifier->name, strlen(cfg->verifier->name));
-    if (m != NULL && nc > 0) {
-        h = fnv(h, sd_model_context(m, 0)->p, nv * sizeof(double));
-        h = fnv(h, sd_model_context(m, 0)->q, nv * sizeof(double));
+    for (size_t c = 0; m != NULL && c < nc; c++) { /* every context: a changed data file changes the digest */
+        const sd_context *ctx = sd_model_context(m, c);
+        for (size_t i = 0; i < nv; i++) {
+            uint64_t a, b;
+            memcpy(&a, &ctx->p[i], sizeof a);
+            memcpy(&b, &ctx->q[i], sizeof b);
+            h = sd_mix64(h ^ a) ^ b;
+        }
     }
     return sd_mix64(h);
 }
@@ -932,6 +967,8 @@ sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double
         return sd_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
     if (cfg->draws < 1)
         return sd_fail(err, SD_EINVAL, "draws: need at least 1 draw");
+    if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
+        return sd_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     const sd_context *c = sd_model_context(cfg->model, 0);
     size_t n = sd_model_vocab(cfg->model);
     sd_engine_stats rec = { 0 };

@@ -1,6 +1,7 @@
 /* partial.c -- partial results of sharded runs: copy, text form, merge (see partial.h). */
 #include "specdec/partial.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -189,7 +190,9 @@ static int next_line(reader *r)
         return 0;
     ++*r->line;
     if (n > 0 && r->buf[n - 1] == '\n')
-        r->buf[n - 1] = '\0';
+        r->buf[--n] = '\0';
+    if (strlen(r->buf) != (size_t)n) /* a NUL byte inside: nothing a partial holds */
+        r->buf[0] = '\x01', r->buf[1] = '\0';
     return 1;
 }
 
@@ -243,9 +246,11 @@ static sd_status read_sparse(reader *r, char *s, uint64_t *v, size_t n, int real
         last = (size_t)k;
         if (real) {
             char *end;
+            if (!(s[0] == '0' && s[1] == 'x'))
+                return bad(r, "a chunk sum must be a hexadecimal float (0x...)");
             double x = strtod(s, &end);
-            if (end == s || !isfinite(x) || x < 0.0)
-                return bad(r, "a chunk sum that is not a finite non-negative number");
+            if (end == s || !isfinite(x) || !(x > 0.0))
+                return bad(r, "a chunk sum that is not a finite positive number");
             dv[k] = x;
             s = end;
         } else {
@@ -260,26 +265,30 @@ static sd_status read_sparse(reader *r, char *s, uint64_t *v, size_t n, int real
 
 static sd_status read_run(reader *r, char *head, sd_partial *p)
 {
-    uint64_t f[8], sc[8];
-    static const uint64_t MAX[8] = { UINT64_MAX, 1u << 20, 1u << 30, 1u << 30, 64, 1, 1, 1000000000u };
+    uint64_t f[8] = { 0 }, sc[8] = { 0 };
+    /* bounds of what a run can be: SD_ORACLE_MAX, 4194304 tokens, 2^20
+     * contexts, SD_POSITIONS_MAX, 10^9 chunks; and below 2^28 counters */
+    static const uint64_t MAX[8] = { UINT64_MAX, SD_ORACLE_MAX, 4194304, 1u << 20, SD_POSITIONS_MAX, 1, 1, 1000000000u };
     for (int i = 0; i < 8; i++) {
         if (i == 0) {
+            for (int k = 0; k < 16; k++)
+                if (!isxdigit((unsigned char)head[k]))
+                    return bad(r, "a run's fingerprint must be 16 hexadecimal digits");
             char *end;
-            errno = 0;
             f[0] = strtoull(head, &end, 16);
-            if (end - head != 16 || errno != 0)
+            if (end - head != 16)
                 return bad(r, "a run's fingerprint must be 16 hexadecimal digits");
             head = end;
         } else if (*head++ != ' ' || !read_u64(&head, MAX[i], &f[i]))
             return bad(r, "a run's shape is malformed or out of range");
     }
-    if (*head != '\0' || (f[2] * f[3] > (1u << 30)) || f[7] < 1)
+    if (*head != '\0' || f[2] * f[3] > (1u << 28) || f[4] * f[2] > (1u << 28) || f[7] < 1)
         return bad(r, "a run's shape is malformed or out of range");
     sd_engine_stats s;
     sd_status st = stats_shape(&s, (size_t)f[1], (size_t)f[2], (size_t)f[3], (size_t)f[4], (int)f[5], (int)f[6],
                                (size_t)f[7], r->err);
     if (st != SD_OK)
-        return st;
+        return bad(r, "out of memory for this run's statistics");
     char *rest;
     if ((st = expect_line(r, "scalars", &rest)) == SD_OK) {
         for (int i = 0; i < 8 && st == SD_OK; i++)
@@ -321,8 +330,11 @@ static int decode(char *s)
             *o++ = *s;
             continue;
         }
-        unsigned v;
-        if (sscanf(s + 1, "%2X", &v) != 1 || !s[1] || !s[2] || v == 0)
+        if (!isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]))
+            return 0;
+        char hex[3] = { s[1], s[2], '\0' };
+        unsigned long v = strtoul(hex, NULL, 16);
+        if (v == 0)
             return 0;
         *o++ = (char)v;
         s += 2;
@@ -410,6 +422,11 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
         return sd_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = SD_OK;
     for (size_t i = 0; i < n && st == SD_OK; i++) {
+        if (!(parts[i].shard >= 1 && parts[i].shard <= N)) {
+            st = sd_fail(err, SD_EINVAL, "%s: shard %" PRIu32 " of %" PRIu32 " does not exist", names[i],
+                         parts[i].shard, N);
+            break;
+        }
         uint32_t s = parts[i].shard - 1;
         if (owner[s] != NULL)
             st = sd_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is given twice (%s and %s)", s + 1, N,

@@ -10,7 +10,9 @@
  * s^2 = sum of squared residuals / (rows - free parameters); for eta's
  * through the logarithm (delta method).  A parameter no row depends on
  * (eta_F when every operator of every row is memory-bound, say) is not
- * identified: it is held at its starting value and flagged.
+ * identified: it is held at its starting value and flagged; t0 is
+ * constrained to t0 >= 0 (a best fit below 0 is refitted with t0 held at 0,
+ * and flagged).
  */
 #ifndef SPECDEC_CALIBRATE_H
 #define SPECDEC_CALIBRATE_H
@@ -37,10 +39,12 @@ SD_API sd_status sd_step_times_load(const char *path, sd_step_time **out, size_t
 /* One (model, hardware) fit. */
 typedef struct {
     char model[64], hardware[64];
+    char granularity[64];                        /* "operator" or "pass": the model the fit is for */
     size_t rows;
     double eta_flops, eta_bw, overhead;          /* the fitted values */
     double se_eta_flops, se_eta_bw, se_overhead; /* their standard errors (0 when held) */
     int held_flops, held_bw;                     /* 1: not identified by the rows, held at the start */
+    int held_overhead;                           /* 1: held (not identified, or the best fit was below 0: held at 0) */
     double rms_rel_residual, max_rel_residual;
 } sd_calibration;
 
@@ -50,13 +54,16 @@ typedef struct {
  * length; predicted, when not NULL, receives each row's fitted time.
  * SD_EINVAL when a row names a model or hardware not in p (message
  * "LINE: ..."), when the hardware lacks the model's compute type, when a
- * group has fewer than 4 rows, or when the fit fails to converge;
+ * group has fewer than 4 rows, when the fit fails to converge, or when its
+ * best values lie outside what roofline accepts (eta's in [0.001, 1], t0
+ * in [0, 1] s: times no efficiency explains);
  * SD_ENOMEM.  On failure *out is untouched. */
 SD_API sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, const sd_cost_params *start,
                               sd_calibration **out, size_t *nout, double *predicted, sd_error *err);
 
-/* Fits as saved: a TSV file with columns model, hardware, eta_flops,
- * eta_bw and overhead (others ignored): eta's in (0, 1], overhead in [0, 1].
+/* Fits as saved: a TSV file with columns model, hardware, granularity,
+ * eta_flops, eta_bw and overhead (others ignored): eta's in [0.001, 1],
+ * overhead in [0, 1] s.
  * *out is malloc'd; SD_EINVAL naming file, line and column, SD_ENOMEM. */
 SD_API sd_status sd_calibration_load(const char *path, sd_calibration **out, size_t *n, sd_error *err);
 

@@ -172,7 +172,7 @@ struct sd_engine_stats {
 };
 
 /* A 64-bit digest of what determines a run's statistics: the model (its
- * vocabulary, contexts and first context's p and q), the verifier, policy,
+ * vocabulary, contexts and every context's p and q), the verifier, policy,
  * gamma, tokens, seed, seq_tokens, positions, drafts, threshold, gamma_max
  * and skip_outputs -- not threads, progress, shards or hooks.  Two
  * processes given the same options compute the same digest.  Never fails. */

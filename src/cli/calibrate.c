@@ -10,11 +10,13 @@
 /* The fits, one row each, as --calibration reads them. */
 static sd_status fits_table(const sd_calibration *f, size_t n, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = { "model", "hardware", "rows", "eta_flops", "eta_flops_se", "eta_bw",
-                                        "eta_bw_se", "overhead", "overhead_se", "rms_rel_residual", "max_rel_residual" };
-    sd_status st = cli_table(11, cols, out, err);
+    static const char *const cols[] = { "model", "hardware", "granularity", "rows", "eta_flops", "eta_flops_se",
+                                        "eta_bw", "eta_bw_se", "overhead", "overhead_se", "rms_rel_residual",
+                                        "max_rel_residual" };
+    sd_status st = cli_table(12, cols, out, err);
     for (size_t i = 0; i < n && st == SD_OK; i++) {
-        const sd_cell row[] = { sd_text(f[i].model), sd_text(f[i].hardware), sd_int((long long)f[i].rows),
+        const sd_cell row[] = { sd_text(f[i].model), sd_text(f[i].hardware), sd_text(f[i].granularity),
+                                sd_int((long long)f[i].rows),
                                 sd_real(f[i].eta_flops), sd_real(f[i].se_eta_flops), sd_real(f[i].eta_bw),
                                 sd_real(f[i].se_eta_bw), sd_real(f[i].overhead), sd_real(f[i].se_overhead),
                                 sd_real(f[i].rms_rel_residual), sd_real(f[i].max_rel_residual) };
@@ -67,12 +69,13 @@ static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred,
     for (size_t i = 0; i < nf && st == SD_OK; i++) {
         const sd_calibration *c = &f[i];
         st = sd_table_note(*out, err,
-                           "%s on %s, %zu rows: eta_flops %.4g +- %.2g%s, eta_bw %.4g +- %.2g%s, overhead %.3g +- %.2g s; "
+                           "%s on %s, %zu rows: eta_flops %.4g +- %.2g%s, eta_bw %.4g +- %.2g%s, overhead %.3g +- %.2g s%s; "
                            "relative residuals: rms %.3g, max %.3g.",
                            c->model, c->hardware, c->rows, c->eta_flops, c->se_eta_flops,
                            c->held_flops ? " (held: no row is compute-bound)" : "", c->eta_bw, c->se_eta_bw,
                            c->held_bw ? " (held: no row is memory-bound)" : "", c->overhead, c->se_overhead,
-                           c->rms_rel_residual, c->max_rel_residual);
+                           c->held_overhead ? " (held: the rows ask for less than 0)" : "", c->rms_rel_residual,
+                           c->max_rel_residual);
         if (st == SD_OK && c->max_rel_residual > 0.1)
             st = sd_table_note(*out, err, "%s on %s: a row is off by more than 10%%: the model does not describe "
                                "these times; look at the rows with the largest residuals.", c->model, c->hardware);
@@ -100,8 +103,11 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
         st = sd_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
         st = sd_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
-    else if ((st = sd_calibrate(p, rows, n, &start, &fits, &nf, pred, err)) != SD_OK)
-        ; /* the library's message */
+    else if ((st = sd_calibrate(p, rows, n, &start, &fits, &nf, pred, err)) != SD_OK) {
+        char msg[sizeof err->msg]; /* the library's message, with the file */
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        sd_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
+    }
     else if ((st = rows_table(rows, n, pred, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
         st = save(cli_value(a, "--save-calibration"), fits, nf, err);
     if (st != SD_OK) {

@@ -28,6 +28,7 @@ typedef struct {
     size_t nfits;
     double *alpha_context, *alpha_value;
     sd_list acc;
+    int draft_borrowed; /* --calibration has no fit for the draft: it takes the target's */
 } setting;
 
 static void setting_free(setting *s)
@@ -99,6 +100,10 @@ static sd_status cost_params(const cli_args *a, const setting *s, const sd_model
     if (c == NULL)
         return sd_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
                        m->name, h->name);
+    if (strcmp(c->granularity, CLI_GRANULARITIES[cp->granularity]) != 0)
+        return sd_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
+                       "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
+                       CLI_GRANULARITIES[cp->granularity], c->granularity);
     cp->eta_flops = c->eta_flops, cp->eta_bw = c->eta_bw, cp->overhead = c->overhead;
     return SD_OK;
 }
@@ -125,10 +130,12 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
         (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||
         (st = cost_params(a, s, rq->target, rq->hardware, &rq->params, err)) != SD_OK)
         return st;
-    if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK && s->fits != NULL) {
-        rq->draft_params = rq->params; /* a draft not measured: the target's fit */
-        st = SD_OK;
-    }
+    if (s->fits != NULL && rq->draft != rq->target &&
+        sd_calibration_find(s->fits, s->nfits, rq->draft->name, rq->hardware->name) == NULL) {
+        rq->draft_params = rq->params; /* a draft not measured: the target's fit, and a note says so */
+        s->draft_borrowed = 1;
+    } else if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK)
+        return st;
     if (st == SD_OK && cli_given(a, "--draft-kv-window"))
         st = cli_number(a, &WINDOW, NULL, &rq->draft_window, err);
     if (st == SD_OK && cli_given(a, "--verify-tokens"))
@@ -319,6 +326,9 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
         st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &l[0], l[1].v[j], t, err);
+    if (st == SD_OK && s.draft_borrowed)
+        st = sd_table_note(t, err, "--calibration has no fit for %s on %s: the draft uses %s's.", rq.draft->name,
+                           rq.hardware->name, rq.target->name);
 done:
     setting_free(&s);
     return cli_finish(st, l, 3, t, out);

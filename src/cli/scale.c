@@ -177,8 +177,10 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         const invocation *v = &j->inv[i];
         if ((st = cli_parse(cmd, v->argc, v->argv, &a, &help, &fmt, err)) != SD_OK)
             break;
-        if (help)
+        if (help) {
+            sd_table_free(all);
             return sd_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
+        }
         a.data_dir = j->data_dir, a.shard = shard, a.nshards = nshards, a.io = io;
         sd_table *t = NULL;
         st = cmd->run(&a, &t, err);
