@@ -57,7 +57,8 @@ static const col TIMES[] = { NAME("model"),
                              { "tokens", K_NUM, 1, 4096, 1, 0, 1, 0 },
                              { "seconds", K_NUM, 1e-300, 1e6, 0, 0, 1, 0 },
                              { "tp", K_NUM, 1, 1024, 1, 1, 1, 1 } };
-static const col CALIBRATIONS[] = { NAME("model"), NAME("hardware"), { "eta_flops", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
+static const col CALIBRATIONS[] = { NAME("model"), NAME("hardware"), NAME("granularity"),
+                                    { "eta_flops", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
                                     { "eta_bw", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
                                     { "overhead", K_NUM, 0, 1, 0, 0, 1, 0 } };
 static const col ALPHAS[] = { { "context", K_NUM, 0, 16777216, 0, 0, 1, 0 }, { "alpha", K_NUM, 0, 1, 0, 0, 1, 0 } };
@@ -280,9 +281,9 @@ static void fuzz_calibrations(const char *path, const ref_tsv *ref)
     CHECK(n == rows, "%zu calibrations; the file has %zu rows", n, rows);
     for (size_t i = 0; i < n; i++) {
         const double *w = &v[i * N(CALIBRATIONS)];
-        check_value(c[i].eta_flops, w[2], "calibration", i, "eta_flops");
-        check_value(c[i].eta_bw, w[3], "calibration", i, "eta_bw");
-        check_value(c[i].overhead, w[4], "calibration", i, "overhead");
+        check_value(c[i].eta_flops, w[3], "calibration", i, "eta_flops");
+        check_value(c[i].eta_bw, w[4], "calibration", i, "eta_bw");
+        check_value(c[i].overhead, w[5], "calibration", i, "overhead");
         CHECK(sd_calibration_find(c, n, c[i].model, c[i].hardware) <= &c[i], "sd_calibration_find misses row %zu", i);
     }
     free(c);
