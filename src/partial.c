@@ -267,8 +267,10 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
 {
     uint64_t f[8] = { 0 }, sc[8] = { 0 };
     /* bounds of what a run can be: SD_ORACLE_MAX, 4194304 tokens, 2^20
-     * contexts, SD_POSITIONS_MAX, 10^9 chunks; and below 2^28 counters */
-    static const uint64_t MAX[8] = { UINT64_MAX, SD_ORACLE_MAX, 4194304, 1u << 20, SD_POSITIONS_MAX, 1, 1, 1000000000u };
+     * contexts, SD_POSITIONS_MAX, 2^23 chunks (a chunk emits at least
+     * SD_CHUNK_ITERATIONS tokens, and the program's runs at most 10^10);
+     * and below 2^28 counters */
+    static const uint64_t MAX[8] = { UINT64_MAX, SD_ORACLE_MAX, 4194304, 1u << 20, SD_POSITIONS_MAX, 1, 1, 1u << 23 };
     for (int i = 0; i < 8; i++) {
         if (i == 0) {
             for (int k = 0; k < 16; k++)

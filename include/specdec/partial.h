@@ -23,7 +23,9 @@
  *     end NRUNS
  * Every array line appears once per run, in that order (out_counts and
  * moves only when present); a file without its closing "end" line is
- * truncated and refused.
+ * truncated and refused.  A run's shape is bounded by what an engine run
+ * can be (at most 2^23 chunks, 2^28 counters an array), so a small file
+ * cannot ask for a huge allocation.
  */
 #ifndef SPECDEC_PARTIAL_H
 #define SPECDEC_PARTIAL_H
