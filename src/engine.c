@@ -636,12 +636,13 @@ static sd_status replay(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
 }
 
 /* alpha_hat: the chunks' beta sums in chunk order over the tokens. */
-static void finish_alpha(sd_engine_stats *s)
+void sd_engine_finish_alpha(sd_engine_stats *s)
 {
     double beta = 0.0;
     for (size_t k = 0; k < s->nchunks; k++)
         beta += s->chunk_beta[k];
-    s->alpha_hat = fmin(1.0, fmax(0.0, beta / (double)s->tokens)); /* a mean of beta in [0, 1], rounding aside */
+    /* a mean of beta in [0, 1], rounding aside; 0 without tokens (an empty shard) */
+    s->alpha_hat = s->tokens ? fmin(1.0, fmax(0.0, beta / (double)s->tokens)) : 0.0;
 }
 
 /* The workers' counts merged in thread order into *out, with the chunk sums. */
@@ -678,13 +679,13 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         double pilot_beta = got.chunk_beta[0];
         if (sh.shard != 0) /* another shard counts chunk 0 */
             got.chunk_beta[0] = 0.0;
-        finish_alpha(&got);
+        sd_engine_finish_alpha(&got);
         if (cfg->io != NULL && cfg->io->record != NULL)
             st = cfg->io->record(cfg->io->arg, sd_engine_fingerprint(cfg), &got, err);
         if (sh.shard != 0) { /* the caller's copy counts the pilot too: finite means on every shard */
             stats_merge(&got, &pilot);
             got.chunk_beta[0] = pilot_beta;
-            finish_alpha(&got);
+            sd_engine_finish_alpha(&got);
         }
         got.seconds = now_seconds() - t0;
     }
@@ -709,7 +710,7 @@ sd_status sd_engine_stats_merge(sd_engine_stats *into, const sd_engine_stats *fr
     stats_merge(into, from);
     for (size_t k = 0; k < into->nchunks; k++)
         into->chunk_beta[k] += from->chunk_beta[k];
-    finish_alpha(into);
+    sd_engine_finish_alpha(into);
     return SD_OK;
 }
 

@@ -130,6 +130,12 @@ size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint
  * *dof.  An observation in a cell of probability 0 makes *stat infinite. */
 void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *stat, double *dof);
 
+/* ---- engine.c --------------------------------------------------------------- */
+
+/* alpha_hat of s: its chunks' beta sums added in chunk order, over its
+ * tokens (0 without tokens) -- the engine's rule, which merging keeps. */
+void sd_engine_finish_alpha(sd_engine_stats *s);
+
 /* ---- presets.c: TSV files of records ---------------------------------------------------- */
 
 /* How one column becomes a field of a record. */

@@ -1,5 +1,6 @@
 /* partial.c -- partial results of sharded runs: copy, text form, merge (see partial.h). */
 #include "specdec/partial.h"
+#include "internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -310,11 +311,8 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
         st = read_sparse(r, rest, NULL, s.nchunks, 1, s.chunk_beta);
     if (st == SD_OK && (st = expect_line(r, "end-run", &rest)) == SD_OK && *rest != '\0')
         st = bad(r, "'end-run' takes nothing after it");
-    if (st == SD_OK) { /* alpha_hat as the engine sets it */
-        double beta = 0.0;
-        for (size_t k = 0; k < s.nchunks; k++)
-            beta += s.chunk_beta[k];
-        s.alpha_hat = s.tokens ? fmin(1.0, fmax(0.0, beta / (double)s.tokens)) : 0.0;
+    if (st == SD_OK) {
+        sd_engine_finish_alpha(&s); /* as the engine sets it */
         st = sd_partial_add_run(p, f[0], &s, r->err);
     }
     sd_engine_stats_free(&s);
