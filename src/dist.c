@@ -127,14 +127,26 @@ double sd_dist_residual(const double *p, const double *q, size_t n, double *out)
     return total;
 }
 
+/* u c[n], kept below c[n] (rounding can reach it): the point inversion searches for. */
+static double cdf_point(const sd_cdf *cdf, double u)
+{
+    double x = u * cdf->total;
+    return x < cdf->total ? x : cdf->below_total;
+}
+
+/* The outcome inversion gives u: the i with c[i] <= u c[n] < c[i+1], searched in [lo, hi). */
+static size_t cdf_find(const sd_cdf *cdf, double u, size_t lo, size_t hi)
+{
+    return gsl_interp_bsearch(cdf->c, cdf_point(cdf, u), lo, hi);
+}
+
 sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
 {
-    cdf->n = 0;
-    cdf->c = NULL;
-    cdf->guide = NULL;
-    cdf->g = 0;
+    memset(cdf, 0, sizeof *cdf);
     if (n == 0)
         return sd_fail(err, SD_EINVAL, "n: an empty distribution (n = 0)");
+    if (n > SD_CDF_MAX)
+        return sd_fail(err, SD_EINVAL, "n: %zu outcomes; a sampler holds at most %u", n, SD_CDF_MAX);
     double *c = malloc((n + 1) * sizeof *c);
     if (c == NULL)
         return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
@@ -151,19 +163,31 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
         free(c);
         return sd_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
     }
-    size_t g = n < SD_CDF_GUIDE ? n : SD_CDF_GUIDE;
+    unsigned bits = 0; /* G = 2^bits, the least power of two >= min(n, SD_CDF_GUIDE) */
+    while (bits < SD_CDF_GUIDE_BITS && ((size_t)1 << bits) < n)
+        bits++;
+    size_t g = (size_t)1 << bits;
     uint32_t *guide = malloc((g + 1) * sizeof *guide);
     if (guide == NULL) {
         free(c);
         return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
     }
-    for (size_t j = 0; j < g; j++) /* the outcome holding the point j total / g */
-        guide[j] = (uint32_t)gsl_interp_bsearch(c, total * (double)j / (double)g, 0, n);
-    guide[g] = (uint32_t)(n - 1);
     cdf->n = n;
     cdf->c = c;
+    cdf->total = total;
+    cdf->below_total = nextafter(total, 0.0);
+    cdf->bits = bits;
+    /* Cell j holds U = K / 2^53 for K in [j 2^(53-bits), (j+1) 2^(53-bits) - 1] (K >= 1):
+     * guide[j] is the outcome of its least U, flagged pure when its greatest U gives the
+     * same outcome (inversion is monotone in U, so then every U of the cell does). */
+    for (size_t j = 0; j < g; j++) {
+        uint64_t kmin = (uint64_t)j << (53 - bits), kmax = ((uint64_t)(j + 1) << (53 - bits)) - 1;
+        size_t lo = cdf_find(cdf, (double)(kmin ? kmin : 1) * 0x1p-53, 0, n);
+        size_t hi = cdf_find(cdf, (double)kmax * 0x1p-53, lo, n);
+        guide[j] = (uint32_t)lo | (lo == hi ? SD_CDF_PURE : 0u);
+    }
+    guide[g] = (uint32_t)(n - 1);
     cdf->guide = guide;
-    cdf->g = g;
     return SD_OK;
 }
 
@@ -171,21 +195,22 @@ void sd_cdf_free(sd_cdf *cdf)
 {
     free(cdf->c);
     free(cdf->guide);
-    cdf->c = NULL;
-    cdf->guide = NULL;
-    cdf->n = 0;
+    memset(cdf, 0, sizeof *cdf);
 }
 
-size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r)
+size_t sd_cdf_draw_rest(const sd_cdf *cdf, gsl_rng *r, uint32_t a)
 {
-    double u = gsl_rng_uniform_pos(r), x = u * cdf->c[cdf->n];
-    if (!(x < cdf->c[cdf->n])) /* u * total rounded up to the total */
-        x = nextafter(cdf->c[cdf->n], 0.0);
-    size_t j = (size_t)(u * (double)cdf->g), lo = cdf->guide[j], hi = (size_t)cdf->guide[j + 1] + 1;
-    if (!(cdf->c[lo] <= x && x < cdf->c[hi])) /* rounding put x in a neighbouring cell: search it all */
-        lo = 0, hi = cdf->n;
-    return gsl_interp_bsearch(cdf->c, x, lo, hi);
+    if (a == 0) /* U's interval holds K = 0: draw U whole (probability 2^-32) */
+        return cdf_find(cdf, sd_u53_finish(r, a), 0, cdf->n);
+    size_t j = (size_t)((uint64_t)a >> (32 - cdf->bits));
+    size_t lo = cdf->guide[j] & ~SD_CDF_PURE, hi = (size_t)(cdf->guide[j + 1] & ~SD_CDF_PURE) + 1;
+    size_t i = cdf_find(cdf, sd_u53_lo(a), lo, hi);
+    if (cdf_point(cdf, sd_u53_hi(a)) < cdf->c[i + 1]) /* every U with these top bits gives i */
+        return i;
+    return cdf_find(cdf, sd_u53_finish(r, a), i, hi);
 }
+
+size_t sd_cdf_sample(const sd_cdf *cdf, gsl_rng *r) { return sd_cdf_draw(cdf, r); }
 
 size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r)
 {

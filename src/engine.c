@@ -145,8 +145,8 @@ typedef struct {
     size_t positions;
 } recorder;
 
-/* Records one emitted token (rank x at context c) and advances the prefix. */
-static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
+/* Records one emitted token (rank x at context c); the caller advances the prefix. */
+static void count(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
 {
     size_t ci = (size_t)(c - rec->base);
     uint32_t token = c->token[x];
@@ -158,7 +158,13 @@ static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
     if (seq->len < rec->positions)
         rec->s->pos_counts[seq->len * rec->s->vocab + token]++;
     seq->len++;
-    sd_model_advance(rec->m, &seq->prefix, token);
+}
+
+/* Records one emitted token and advances the prefix. */
+static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
+{
+    count(rec, seq, c, x);
+    sd_prefix_advance(rec->m, &seq->prefix, c->token[x]);
 }
 
 sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err)
@@ -191,20 +197,51 @@ void sd_step_free(sd_step *w)
     w->states = NULL;
 }
 
+/* sd_step_run under a token-wise rule with no threshold: each draft is
+ * tested as it is made, and drafting stops at the first rejection -- the
+ * drafts after it change no output (Algorithm 1 discards them).  One running
+ * prefix state; states[n] receives it. */
+static size_t step_tokenwise(const sd_model *m, const sd_verifier *v, sd_step *w, gsl_rng *r)
+{
+    size_t g = w->gamma;
+    sd_prefix s = w->states[0];
+    const sd_context *c = w->ctx[0];
+    w->drafted = g;
+    for (size_t i = 0; i < g; i++) {
+        uint32_t x = w->draft[i] = sd_rule_draft(v, c, r);
+        if (!v->accept(c, x, r)) {
+            w->n = i;
+            w->last = v->resample(c, r);
+            w->states[i] = s;
+            return i + 1;
+        }
+        sd_prefix_advance(m, &s, c->token[x]);
+        c = w->ctx[i + 1] = sd_prefix_lookup(m, &s);
+    }
+    w->n = g; /* every draft accepted: the bonus token from p_{gamma+1} */
+    w->last = v->bonus(c, r);
+    w->states[g] = s;
+    return g + 1;
+}
+
 size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r)
 {
     size_t g = w->gamma;
     w->states[0] = *prefix;
-    w->ctx[0] = sd_model_lookup(m, &w->states[0]);
+    w->ctx[0] = sd_prefix_lookup(m, &w->states[0]);
+    /* a threshold must see every draft's context to know how many drafts were made,
+     * and a block rule reads all of them: the whole chain is drafted first */
+    if (v->block == NULL && !(w->threshold > 0.0))
+        return step_tokenwise(m, v, w, r);
     for (size_t i = 0; i < g; i++) { /* drafting: gamma calls of M_q */
         if (w->threshold > 0.0 && w->ctx[i]->q[w->ctx[i]->argmax_q] < w->threshold) {
             g = i; /* the draft is unsure here: stop drafting */
             break;
         }
-        w->draft[i] = sd_verify_draft(v, w->ctx[i], r);
+        w->draft[i] = sd_rule_draft(v, w->ctx[i], r);
         w->states[i + 1] = w->states[i];
-        sd_model_advance(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
-        w->ctx[i + 1] = sd_model_lookup(m, &w->states[i + 1]);
+        sd_prefix_advance(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
+        w->ctx[i + 1] = sd_prefix_lookup(m, &w->states[i + 1]);
     }
     /* one call of M_p at gamma + 1 positions: ctx[0..gamma] hold p_1..p_{gamma+1} */
     w->drafted = g;
@@ -231,7 +268,8 @@ static size_t iterate_chain(const sd_engine_config *cfg, recorder *rec, sequence
         s->accepted_at[i] += i < n;
     }
     for (size_t i = 0; i < n; i++)
-        emit(rec, seq, w->ctx[i], w->draft[i]);
+        count(rec, seq, w->ctx[i], w->draft[i]);
+    seq->prefix = w->states[n]; /* the prefix after the n accepted drafts, made while drafting */
     emit(rec, seq, w->ctx[n], w->last);
     return n + 1;
 }
@@ -250,7 +288,7 @@ static size_t iterate_multi(const sd_engine_config *cfg, recorder *rec, sequence
     s->target_calls++;
     s->target_positions += 1 + (uint64_t)nodes;
     for (size_t d = 0; d < g; d++) {
-        const sd_context *c = sd_model_lookup(m, &seq->prefix);
+        const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
         s->reached[d]++;
         s->verified++;
         int accepted;
@@ -261,8 +299,8 @@ static size_t iterate_multi(const sd_engine_config *cfg, recorder *rec, sequence
         s->accepted++;
         s->accepted_at[d]++;
     }
-    const sd_context *c = sd_model_lookup(m, &seq->prefix);
-    emit(rec, seq, c, (uint32_t)sd_cdf_sample(&c->p_cdf, r));
+    const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
+    emit(rec, seq, c, (uint32_t)sd_cdf_draw(&c->p_cdf, r));
     return g + 1;
 }
 
@@ -275,12 +313,12 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
     sd_engine_stats *s = rec->s;
     size_t n = 0;
     for (;;) {
-        const sd_context *c = sd_model_lookup(m, &seq->prefix);
+        const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
         if (n == SD_ORACLE_MAX) {
             emit(rec, seq, c, cfg->verifier->bonus(c, r));
             break;
         }
-        uint32_t x = sd_verify_draft(cfg->verifier, c, r);
+        uint32_t x = sd_rule_draft(cfg->verifier, c, r);
         s->draft_calls++;
         s->verified++;
         s->reached[n]++;
@@ -1000,7 +1038,7 @@ sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double
                     by_rank[sd_verify_multi(c, cfg->drafts, r, work, &accepted)]++;
                     continue;
                 }
-                uint32_t x = sd_verify_draft(v, c, r);
+                uint32_t x = sd_rule_draft(v, c, r);
                 by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
             }
         }

@@ -13,6 +13,16 @@
 
 #include "specdec.h"
 
+/* splitmix64's output function: a bijective 64-bit mixer (Steele et al.
+ * 2014).  Inline: the engine hashes every token's history with it. */
+static inline uint64_t sd_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15u;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    return x ^ (x >> 31);
+}
+
 /* ---- dist.c ---------------------------------------------------------------- */
 
 /* An index drawn with probability w[i] / sum(w), building the cumulative
@@ -25,6 +35,18 @@ size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
  * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
  * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
 double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
+
+/* sd_cdf_sample, its common case inline (the engine draws with it): U's
+ * top 32 bits are one draw a, and a pure guide cell (dist.h) decides the
+ * outcome from them alone.  The rest -- a mixed cell, or a = 0 -- is
+ * sd_cdf_draw_rest, given the draw a. */
+size_t sd_cdf_draw_rest(const sd_cdf *cdf, gsl_rng *r, uint32_t a);
+static inline size_t sd_cdf_draw(const sd_cdf *cdf, gsl_rng *r)
+{
+    uint32_t a = (uint32_t)gsl_rng_get(r);
+    uint32_t gj = cdf->guide[(uint64_t)a >> (32 - cdf->bits)];
+    return (gj & SD_CDF_PURE) && a != 0 ? gj & ~SD_CDF_PURE : sd_cdf_draw_rest(cdf, r, a);
+}
 
 /* ---- synth.c: the model, shared with ngram.c (issue 13) ------------------------ */
 
@@ -42,6 +64,49 @@ struct sd_model {
     sd_ngram *ngram; /* n-gram models: their lookup tables (ngram.c); else NULL */
 };
 
+/* sd_model_advance and sd_model_lookup (synth.h), inline: the engine calls
+ * them at every position.  A synthetic model hashes the last min(len, k)
+ * tokens, oldest first, with a salt: each token is xored in and the value
+ * multiplied by 2^64 / phi (odd: a bijection), so that the high bits, which
+ * choose the context, depend on every bit of every token (Fibonacci
+ * hashing, Knuth, TAOCP vol. 3, 6.4).  An n-gram model looks its suffix up
+ * (ngram.c). */
+static inline uint64_t sd_history_hash(const sd_model *m, const sd_prefix *s, uint64_t salt)
+{
+    size_t have = s->len < m->history ? s->len : m->history;
+    uint64_t h = salt ^ have;
+    for (uint32_t i = s->len - (uint32_t)have; i != s->len; i++) /* the ring's slots, oldest first */
+        h = (h ^ s->hist[i % SD_HISTORY_MAX]) * 0x9e3779b97f4a7c15u;
+    return h;
+}
+
+static inline void sd_prefix_advance(const sd_model *m, sd_prefix *s, uint32_t token)
+{
+    s->hist[s->len % SD_HISTORY_MAX] = token; /* a ring; SD_HISTORY_MAX is a power of two: no division */
+    s->len = s->len + 1 != 0 ? s->len + 1 : SD_HISTORY_MAX; /* past 2^32 - 1: 8, the same ring slot as 2^32 */
+    if (m->regime == SD_REGIME_MARKOV) {
+        uint64_t h = sd_mix64(sd_history_hash(m, s, m->regime_salt) ^ s->len);
+        if ((double)(h >> 11) * 0x1p-53 >= m->stay)
+            s->regime ^= 1u;
+    }
+}
+
+const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s);
+
+static inline const sd_context *sd_prefix_lookup(const sd_model *m, const sd_prefix *s)
+{
+    if (m->ngram != NULL)
+        return sd_ngram_lookup(m, s);
+    if (m->ncontexts == 1)
+        return &m->ctx[0];
+    uint64_t h = sd_history_hash(m, s, m->ctx_salt);
+    if (m->regime == SD_REGIME_MARKOV) {
+        size_t half = m->ncontexts / 2;
+        return &m->ctx[(s->regime ? half : 0) + (size_t)(((h >> 32) * half) >> 32)];
+    }
+    return &m->ctx[(size_t)(((h >> 32) * m->ncontexts) >> 32)];
+}
+
 /* Fills context c from p and q over n tokens in token space (copied into
  * p's rank space; neither is kept).  idx (n) and w (n) are scratch.
  * SD_ENOMEM; c then holds what was allocated (context_free releases it). */
@@ -55,22 +120,49 @@ void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 
 /* ---- ngram.c ------------------------------------------------------------------ */
 
-/* The context of s's longest suffix that the corpus holds. */
-const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s);
+/* The context of s's longest suffix that the corpus holds (declared above). */
 void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 /* Frees the tables (NULL allowed). */
 void sd_ngram_free(sd_ngram *g);
 
 /* ---- rng.c ----------------------------------------------------------------- */
 
-/* splitmix64's output function: a bijective 64-bit mixer (Steele et al.
- * 2014).  Inline: the engine hashes every token's history with it. */
-static inline uint64_t sd_mix64(uint64_t x)
+/* Lazy 53-bit uniforms (rng.h).  A uniform is U = K / 2^53 with K uniform
+ * on [1, 2^53): the distribution gsl_rng_uniform_pos has on sd_rng_type().
+ * Its top 32 bits are one draw a = gsl_rng_get(r) (MT19937 gives 32 bits),
+ * so U lies in [sd_u53_lo(a), sd_u53_hi(a)], both exact doubles; the low
+ * 21 bits are a second draw, made by sd_u53_finish only when a comparison
+ * cannot be decided from the interval (probability about 2^-32 a
+ * threshold).  A decision made this way is the decision the full U gives:
+ * the same distribution as drawing U whole, one draw instead of two. */
+static inline double sd_u53_lo(uint32_t a) { return (double)a * 0x1p-32; }
+static inline double sd_u53_hi(uint32_t a) { return (double)a * 0x1p-32 + (0x1p-32 - 0x1p-53); }
+
+/* U whole, given its top 32 bits a: draws the low 21 bits; K = 0 (a = 0 and
+ * low bits 0) is excluded by drawing all 53 bits again. */
+static inline double sd_u53_finish(gsl_rng *r, uint32_t a)
 {
-    x += 0x9e3779b97f4a7c15u;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-    return x ^ (x >> 31);
+    for (;;) {
+        uint64_t k = (uint64_t)a << 21 | (uint64_t)(gsl_rng_get(r) >> 11);
+        if (k != 0)
+            return (double)k * 0x1p-53;
+        a = (uint32_t)gsl_rng_get(r);
+    }
+}
+
+/* 1 if U s < b for a fresh lazy uniform U (the product rounded, as a
+ * double), else 0: a Bernoulli(min(1, b / s)) trial up to rounding, the
+ * acceptance test u q(x) < p(x) of the rules.  s > 0 finite; b any. */
+static inline int sd_u53_scaled_below(gsl_rng *r, double s, double b)
+{
+    uint32_t a = (uint32_t)gsl_rng_get(r);
+    if (a != 0) { /* a = 0: [lo, hi] holds K = 0, which is not a value of U */
+        if (sd_u53_hi(a) * s < b)
+            return 1;
+        if (!(sd_u53_lo(a) * s < b))
+            return 0;
+    }
+    return sd_u53_finish(r, a) * s < b;
 }
 
 /* ---- verify.c: the rule table ------------------------------------------------ */
@@ -110,6 +202,11 @@ struct sd_verifier {
 /* The rules, ending with a row of NULLs (sd_verify_at walks them). */
 extern const sd_verifier sd_verifiers[];
 
+/* sd_verify_draft (verify.h), inline for the engine's drafting loop. */
+static inline uint32_t sd_rule_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
+{
+    return v->greedy ? c->argmax_q : (uint32_t)sd_cdf_draw(&c->q_cdf, r);
+}
 
 
 /* One position with k i.i.d. drafts from q and recursive rejection

@@ -292,7 +292,7 @@ const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s)
     size_t k = m->history, have = s->len < k ? s->len : k;
     key_t_ h = 0;
     for (size_t j = have; j-- > 0;) /* oldest first */
-        h = h << 8 | s->hist[(s->len - 1 - j) % k];
+        h = h << 8 | s->hist[(s->len - 1 - j) % SD_HISTORY_MAX]; /* j tokens before the newest */
     for (size_t l = have; l > 0; l--, h &= mask(l)) {
         const level *lv = &g->lv[l];
         size_t j = find(lv->key, lv->n, h);

@@ -7,9 +7,6 @@
 static gsl_rng_type mt53;
 static pthread_once_t mt53_once = PTHREAD_ONCE_INIT;
 
-static void mt53_set(void *state, unsigned long seed) { gsl_rng_mt19937->set(state, seed); }
-static unsigned long mt53_get(void *state) { return gsl_rng_mt19937->get(state); }
-
 /* (a >> 5) * 2^26 + (b >> 6), over 2^53: uniform on k / 2^53, k in [0, 2^53). */
 static double mt53_get_double(void *state)
 {
@@ -19,10 +16,8 @@ static double mt53_get_double(void *state)
 
 static void mt53_init(void)
 {
-    mt53 = *gsl_rng_mt19937; /* same state size, min and max */
+    mt53 = *gsl_rng_mt19937; /* same state size, min, max, set and get: only doubles differ */
     mt53.name = "mt19937-53";
-    mt53.set = mt53_set;
-    mt53.get = mt53_get;
     mt53.get_double = mt53_get_double;
 }
 

@@ -487,47 +487,12 @@ void sd_model_start(const sd_model *m, sd_prefix *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Hash of the last min(len, k) tokens, oldest first, with salt. */
-static uint64_t history_hash(const sd_model *m, const sd_prefix *s, uint64_t salt)
-{
-    size_t k = m->history, have = s->len < k ? s->len : k;
-    uint64_t h = sd_mix64(salt ^ have);
-    if (have == 0)
-        return h;
-    /* the ring's slots (len - have) % k, ... oldest first: one division, not one a token */
-    for (size_t j = 0, i = (s->len - have) % k; j < have; j++, i = i + 1 == k ? 0 : i + 1)
-        h = sd_mix64(h ^ s->hist[i]);
-    return h;
-}
-
 void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
 {
     if (m->ngram != NULL)
         sd_ngram_prime(m, s, r);
 }
 
-void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token)
-{
-    if (m->history > 0)
-        s->hist[s->len % m->history] = token;
-    s->len = s->len < UINT32_MAX ? s->len + 1 : s->len; /* saturates after 4e9 tokens */
-    if (m->regime == SD_REGIME_MARKOV) {
-        uint64_t h = sd_mix64(history_hash(m, s, m->regime_salt) ^ s->len);
-        if ((double)(h >> 11) * 0x1p-53 >= m->stay)
-            s->regime ^= 1u;
-    }
-}
+void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token) { sd_prefix_advance(m, s, token); }
 
-const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s)
-{
-    if (m->ngram != NULL)
-        return sd_ngram_lookup(m, s);
-    if (m->ncontexts == 1)
-        return &m->ctx[0];
-    uint64_t h = history_hash(m, s, m->ctx_salt);
-    if (m->regime == SD_REGIME_MARKOV) {
-        size_t half = m->ncontexts / 2;
-        return &m->ctx[(s->regime ? half : 0) + (size_t)(((h >> 32) * half) >> 32)];
-    }
-    return &m->ctx[(size_t)(((h >> 32) * m->ncontexts) >> 32)];
-}
+const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s) { return sd_prefix_lookup(m, s); }

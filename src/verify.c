@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* u q(x) < p(x), u in (0, 1), strict.  When p(x) > q(x) every u accepts
+ * (u q <= q < p, also after rounding), so no uniform is drawn. */
 static int accept_ratio(const sd_context *c, uint32_t x, gsl_rng *r)
 {
-    return gsl_rng_uniform_pos(r) * c->q[x] < c->p[x]; /* u in (0, 1), strict */
+    double p = c->p[x], q = c->q[x];
+    return p > q || sd_u53_scaled_below(r, q, p);
 }
 
 static int accept_argmax(const sd_context *c, uint32_t x, gsl_rng *r)
@@ -20,12 +23,12 @@ static int accept_argmax(const sd_context *c, uint32_t x, gsl_rng *r)
 
 static uint32_t from_residual(const sd_context *c, gsl_rng *r)
 {
-    return (uint32_t)sd_cdf_sample(&c->residual_cdf, r);
+    return (uint32_t)sd_cdf_draw(&c->residual_cdf, r);
 }
 
 static uint32_t from_p(const sd_context *c, gsl_rng *r)
 {
-    return (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+    return (uint32_t)sd_cdf_draw(&c->p_cdf, r);
 }
 
 static uint32_t argmax_p(const sd_context *c, gsl_rng *r)
@@ -64,13 +67,13 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
         }
     const sd_context *c = b->ctx[tau];
     if (tau == g) {
-        *last = (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+        *last = (uint32_t)sd_cdf_draw(&c->p_cdf, r);
         return tau;
     }
     for (size_t x = 0; x < n; x++)
         w[x] = fmax(P[tau] * c->p[x] - c->q[x], 0.0);
     size_t x = sd_sample_weights(w, n, cum, r);
-    *last = x < n ? (uint32_t)x : (uint32_t)sd_cdf_sample(&c->p_cdf, r); /* p = q: fall back to p */
+    *last = x < n ? (uint32_t)x : (uint32_t)sd_cdf_draw(&c->p_cdf, r); /* p = q: fall back to p */
     return tau;
 }
 
@@ -80,7 +83,7 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
  * norm(max(0, p - delta_x)) is p with x zeroed. */
 static int accept_point_mass(const sd_context *c, uint32_t x, gsl_rng *r)
 {
-    return gsl_rng_uniform_pos(r) < c->p[x]; /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
+    return sd_u53_scaled_below(r, 1.0, c->p[x]); /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
 }
 
 /* A draw from norm(p with argmax_q zeroed), by drawing from p until the
@@ -90,7 +93,7 @@ static uint32_t from_p_without_draft(const sd_context *c, gsl_rng *r)
 {
     uint32_t y;
     do
-        y = (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+        y = (uint32_t)sd_cdf_draw(&c->p_cdf, r);
     while (y == c->argmax_q);
     return y;
 }
@@ -168,7 +171,7 @@ void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, doubl
 
 uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 {
-    return v->greedy ? c->argmax_q : (uint32_t)sd_cdf_sample(&c->q_cdf, r);
+    return sd_rule_draft(v, c, r);
 }
 
 size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint32_t *last)
@@ -198,8 +201,8 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
     double *res = work, *cum = work + nv;
     const double *rcur = c->p; /* r_1 = p */
     for (size_t j = 0; j < k; j++) {
-        uint32_t x = (uint32_t)sd_cdf_sample(&c->q_cdf, r);
-        if (gsl_rng_uniform_pos(r) * c->q[x] < rcur[x]) {
+        uint32_t x = (uint32_t)sd_cdf_draw(&c->q_cdf, r);
+        if (rcur[x] > c->q[x] || sd_u53_scaled_below(r, c->q[x], rcur[x])) { /* as accept_ratio */
             *accepted = 1;
             return x;
         }
@@ -215,5 +218,5 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
     }
     *accepted = 0;
     size_t t = sd_sample_weights(rcur, nv, cum, r);
-    return t < nv ? (uint32_t)t : (uint32_t)sd_cdf_sample(&c->p_cdf, r);
+    return t < nv ? (uint32_t)t : (uint32_t)sd_cdf_draw(&c->p_cdf, r);
 }

@@ -73,3 +73,31 @@ int main(void)
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
+
+typedef struct {
+    uint32_t words[64];
+    size_t n, used;
+} script_state;
+
+static void script_set(void *s, unsigned long seed) { (void)s, (void)seed; }
+static unsigned long script_get(void *s)
+{
+    script_state *st = s;
+    return st->words[st->used++ % st->n];
+}
+static double script_get_double(void *s) { return (double)script_get(s) * 0x1p-32; }
+static const gsl_rng_type script = { "script", 0xffffffffUL, 0, sizeof(script_state), script_set, script_get,
+                                     script_get_double };
+
+const gsl_rng_type *script_type(void) { return &script; }
+
+void script_load(gsl_rng *r, const uint32_t *words, size_t n)
+{
+    script_state *st = r->state;
+    ck_assert(n >= 1 && n <= 64);
+    memcpy(st->words, words, n * sizeof *words);
+    st->n = n;
+    st->used = 0;
+}
+
+size_t script_used(const gsl_rng *r) { return ((const script_state *)r->state)->used; }

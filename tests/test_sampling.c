@@ -51,6 +51,39 @@ START_TEST(rng_has_53_bits_and_keyed_streams)
 }
 END_TEST
 
+/* The lazy test U s < b (internal.h) decides as the whole U does, for U =
+ * (a 2^21 + b' / 2^11) / 2^53 from scripted words; it reads the second word
+ * only when U's top 32 bits leave the decision open; a = 0 never stands for
+ * U = 0.  Thresholds at random and exactly at interval ends. */
+START_TEST(lazy_acceptance_is_exact)
+{
+    gsl_rng *s = gsl_rng_alloc(script_type()), *r = sd_rng_stream(3, 1);
+    size_t second = 0;
+    for (int i = 0; i < 200000; i++) {
+        double scale = i % 4 == 0 ? 1.0 : gsl_rng_uniform_pos(r), bound = gsl_rng_uniform(r) * scale;
+        uint32_t w[2] = { (uint32_t)gsl_rng_get(r), (uint32_t)gsl_rng_get(r) };
+        if (i % 3 == 0) /* the threshold inside a's interval: the second word decides */
+            w[0] = (uint32_t)(bound / scale * 0x1p32);
+        if (i % 1000 == 1)
+            w[0] = 0, w[1] |= 2048u; /* a = 0: U is read whole */
+        uint64_t k = (uint64_t)w[0] << 21 | w[1] >> 11;
+        script_load(s, w, 2);
+        int got = sd_u53_scaled_below(s, scale, bound);
+        ck_assert_int_eq(got, (double)k * 0x1p-53 * scale < bound);
+        if (script_used(s) == 1) /* every U with top bits a decides alike */
+            ck_assert_int_eq((double)((uint64_t)w[0] << 21) * 0x1p-53 * scale < bound,
+                             (double)((uint64_t)w[0] << 21 | 0x1fffff) * 0x1p-53 * scale < bound);
+        second += script_used(s) == 2;
+    }
+    ck_assert_uint_gt(second, 10000); /* the thresholds placed inside an interval were read */
+    script_load(s, (const uint32_t[]){ 0u, 0u, 0u, 2048u }, 4); /* K = 0 is redrawn: U = 2^-53 */
+    ck_assert_int_eq(sd_u53_scaled_below(s, 1.0, 0x1p-52), 1);
+    ck_assert_uint_eq(script_used(s), 4);
+    gsl_rng_free(s);
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- CDF sampling ----------------------------------------------------------- */
 
 START_TEST(cdf_never_draws_zero_weight)
@@ -95,12 +128,6 @@ END_TEST
 
 /* ---- verification edge cases --------------------------------------------------- */
 
-/* A generator whose every uniform is the smallest positive one, 2^-53. */
-static void tiny_set(void *s, unsigned long seed) { (void)s, (void)seed; }
-static unsigned long tiny_get(void *s) { (void)s; return 0; }
-static double tiny_get_double(void *s) { (void)s; return 0x1p-53; }
-static const gsl_rng_type tiny_type = { "tiny", 0xffffffffUL, 0, sizeof(int), tiny_set, tiny_get, tiny_get_double };
-
 static size_t rank_of(const sd_context *c, size_t n, uint32_t token)
 {
     for (size_t r = 0; r < n; r++)
@@ -113,7 +140,8 @@ static size_t rank_of(const sd_context *c, size_t n, uint32_t token)
 START_TEST(p_zero_never_accepted_q_zero_accepted)
 {
     const sd_verifier *adj = sd_verify_find("adjusted");
-    gsl_rng *tiny = gsl_rng_alloc(&tiny_type);
+    gsl_rng *tiny = gsl_rng_alloc(script_type()); /* every uniform the least, 2^-53: words 0, then 1 << 11 */
+    script_load(tiny, (const uint32_t[]){ 0u, 2048u }, 2);
     sd_model *m;
     /* token 1 has p = 0: never accepted, even with u at its least */
     const double p1[] = { 1.0, 0.0 }, q1[] = { 0.5, 0.5 };
@@ -381,6 +409,7 @@ Suite *rng_suite(void)
     Suite *s = suite_create("rng");
     TCase *tc = tcase_create("rng");
     tcase_add_test(tc, rng_has_53_bits_and_keyed_streams);
+    tcase_add_test(tc, lazy_acceptance_is_exact);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -47,4 +47,14 @@ const char *fixture_path(const char *name);
 /* A path for a scratch file holding text; the caller unlinks it. */
 const char *write_temp(const char *text);
 
+/* A scripted generator: gsl_rng_get returns words[0], words[1], ... in
+ * turn (cycling after n), so a test can hand a sampler exact 32-bit draws
+ * and count how many it took.  gsl_rng_alloc(script_type()); then
+ * script_load. */
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+const gsl_rng_type *script_type(void);
+void script_load(gsl_rng *r, const uint32_t *words, size_t n);
+size_t script_used(const gsl_rng *r); /* draws since script_load */
+
 #endif

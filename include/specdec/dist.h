@@ -58,25 +58,34 @@ SD_API double sd_dist_overlap(const double *p, const double *q, size_t n);
 SD_API double sd_dist_tv(const double *p, const double *q, size_t n);
 
 /* ---- sampling ----------------------------------------------------------
- * A CDF table over n outcomes: c[0] = 0, c[i+1] = c[i] + w[i].  Sampling
- * draws u in (0, 1) with 53 bits (see rng.h) and finds the i with
- * c[i] <= u c[n] < c[i+1] by GSL's binary search (gsl_interp_bsearch), so an
+ * A CDF table over n outcomes: c[0] = 0, c[i+1] = c[i] + w[i].  Sampling is
+ * inversion: for a uniform U in (0, 1) with 53 bits (see rng.h), the i with
+ * c[i] <= U c[n] < c[i+1] (GSL's binary search, gsl_interp_bsearch), so an
  * outcome of weight 0 is never returned.  A guide table (Chen and Asau
- * 1974) narrows the search first: guide[j] is the outcome holding the
- * point j c[n] / G of the total, G = min(n, SD_CDF_GUIDE) cells, so a draw
- * searches only between guide[j] and guide[j + 1] -- one or two outcomes
- * wherever the mass is, O(log n) only in cells that span a long light
- * tail.  The outcome is the one the plain search returns, for the same u.
- * Cost: O(n) to build; 4 G bytes more.  (GSL's alias tables,
+ * 1974) of G = 2^bits cells, G the least power of two >= min(n,
+ * SD_CDF_GUIDE), splits U's range: cell j holds the U whose top bits are j,
+ * and guide[j] is the outcome of the cell's least U.  A cell whose least
+ * and greatest U give one outcome is flagged pure: a draw there is decided
+ * by U's top bits alone, with no look at c.  Elsewhere the search runs only
+ * between guide[j] and guide[j + 1], one or two outcomes wherever the mass
+ * is.  U is drawn lazily (rng.h): its top 32 bits first, its last 21 only
+ * when the outcome depends on them.  The outcome is the plain search's for
+ * the same U; only how many 32-bit draws a sample uses differs (1, rarely
+ * 2).  Cost: O(n) to build; 4 (G + 1) bytes more.  (GSL's alias tables,
  * gsl_ran_discrete, were measured slower here at V >= 32000: their cells
  * are spread evenly over the whole table, a cache miss a draw, where a
  * head-heavy distribution keeps the guide and the head of c in cache.) */
-#define SD_CDF_GUIDE 256u
+#define SD_CDF_GUIDE_BITS 10u
+#define SD_CDF_GUIDE (1u << SD_CDF_GUIDE_BITS)
+#define SD_CDF_PURE 0x80000000u    /* guide flag: the cell has one outcome */
+#define SD_CDF_MAX 0x7fffffffu     /* the most outcomes a sampler holds */
 typedef struct {
     size_t n;
-    double *c;       /* n + 1 cumulative weights */
-    uint32_t *guide; /* G + 1 outcomes (see above) */
-    size_t g;        /* G */
+    double *c;          /* n + 1 cumulative weights */
+    double total;       /* c[n] */
+    double below_total; /* the double below c[n]: U c[n] rounded up to c[n] becomes it */
+    uint32_t *guide;    /* G + 1 entries: outcome | SD_CDF_PURE (see above) */
+    unsigned bits;      /* G = 2^bits */
 } sd_cdf;
 
 /* Builds *cdf from w[0..n-1], n >= 1 finite weights >= 0 with a positive

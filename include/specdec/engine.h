@@ -86,7 +86,12 @@ SD_API void sd_step_free(sd_step *w);
 /* One iteration from prefix: gamma drafts from M_q autoregressively (fewer
  * under a threshold: `drafted`), the target's p at all drafted + 1
  * positions, then rule v.  The emitted tokens are ctx[i]->token[draft[i]]
- * for i < n, then ctx[n]->token[last]; returns N = n + 1.  w comes from
+ * for i < n, then ctx[n]->token[last]; returns N = n + 1.  Under a
+ * token-wise rule (not block) with no threshold, each draft is tested as it
+ * is made and the drafts after the first rejection are not made: they
+ * change no output, and `drafted` still counts gamma, as the system being
+ * modelled drafts them; draft[i] and ctx[i] are then set for i <= n only,
+ * and states[] at 0 and n only.  w comes from
  * sd_step_init with gamma and vocab at least those used here (w->gamma may
  * be lowered between runs); the contexts belong to m.  Never fails. */
 SD_API size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r);

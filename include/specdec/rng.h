@@ -4,7 +4,16 @@
  * on it combines two 32-bit outputs (27 + 26 bits) into a double on the grid
  * k / 2^53, so every GSL sampler that draws through it (gsl_ran_discrete,
  * gsl_ran_beta, gsl_rng_uniform_pos, ...) gets full double resolution.  Its
- * name, "mt19937-53", is what outputs record.
+ * name, "mt19937-53", is what outputs record.  gsl_rng_get on it is
+ * MT19937's own 32-bit output.
+ *
+ * The samplers and acceptance tests draw their uniforms lazily: the top 32
+ * bits of U = K / 2^53 (K uniform on [1, 2^53), the distribution of
+ * gsl_rng_uniform_pos here) are one gsl_rng_get, and the last 21 bits a
+ * second one, drawn only when the outcome depends on them -- about once in
+ * 2^32 decisions.  An acceptance test min(1, p/q) with p > q draws nothing,
+ * as every U accepts.  Outcomes have the distribution a whole U gives; a
+ * stream is used up about twice as slowly.
  *
  * A stream is (seed, stream id), as in pcg: the two are mixed with
  * splitmix64 and a bijective 32-bit finaliser, so distinct stream ids of one

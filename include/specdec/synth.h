@@ -45,7 +45,7 @@
 #include "specdec/dist.h"
 #include "specdec/status.h"
 
-#define SD_HISTORY_MAX 8 /* the most prefix tokens a context depends on */
+#define SD_HISTORY_MAX 8 /* the most prefix tokens a context depends on (a power of two) */
 
 typedef enum { SD_FAMILY_ZIPF, SD_FAMILY_DIRICHLET, SD_FAMILY_LOGITS, SD_FAMILY_FILE, SD_FAMILY_NGRAM } sd_family;
 typedef enum { SD_REGIME_CONSTANT, SD_REGIME_BETA, SD_REGIME_MARKOV } sd_regime;
@@ -84,8 +84,8 @@ typedef struct sd_model sd_model;
 /* The state of a prefix: its last tokens and regime.  Start, then advance
  * token by token; equal prefixes give equal states. */
 typedef struct {
-    uint32_t hist[SD_HISTORY_MAX]; /* ring buffer of the last tokens */
-    uint32_t len;                  /* tokens so far (saturating) */
+    uint32_t hist[SD_HISTORY_MAX]; /* a ring of the last tokens: token t of the prefix at hist[t % SD_HISTORY_MAX] */
+    uint32_t len;                  /* tokens so far (after 2^32 - 1 it goes on from 8: a full ring) */
     uint32_t regime;               /* 0 easy, 1 hard (markov only) */
 } sd_prefix;
 
