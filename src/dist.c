@@ -163,10 +163,8 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
         free(c);
         return sd_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
     }
-    unsigned bits = 0; /* G = 2^bits, the least power of two >= min(n, SD_CDF_GUIDE) */
-    while (bits < SD_CDF_GUIDE_BITS && ((size_t)1 << bits) < n)
-        bits++;
-    size_t g = (size_t)1 << bits;
+    unsigned bits;
+    size_t g = sd_cdf_cells(n, &bits);
     uint32_t *guide = malloc((g + 1) * sizeof *guide);
     if (guide == NULL) {
         free(c);

@@ -36,6 +36,18 @@ size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
  * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
 double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
 
+/* G, the guide cells of a sampler over n outcomes (dist.h): the least power
+ * of two >= min(n, SD_CDF_GUIDE); its log2 in *bits when bits is not NULL. */
+static inline size_t sd_cdf_cells(size_t n, unsigned *bits)
+{
+    unsigned b = 0;
+    while (b < SD_CDF_GUIDE_BITS && ((size_t)1 << b) < n)
+        b++;
+    if (bits != NULL)
+        *bits = b;
+    return (size_t)1 << b;
+}
+
 /* sd_cdf_sample, its common case inline (the engine draws with it): U's
  * top 32 bits are one draw a, and a pure guide cell (dist.h) decides the
  * outcome from them alone.  The rest -- a mixed cell, or a = 0 -- is

@@ -366,7 +366,7 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     }
     m->bytes = sizeof *m + nctx * (sizeof(sd_context) + m->vocab * (2 * sizeof(double) + sizeof(uint32_t) +
                                                                       3 * sizeof(double)) + 3 * sizeof(double) +
-                                   3 * (SD_CDF_GUIDE + 1) * sizeof(uint32_t));
+                                   3 * (sd_cdf_cells(m->vocab, NULL) + 1) * sizeof(uint32_t));
     m->build_seconds = now_seconds() - t0;
     *out = m;
     return SD_OK;
@@ -470,7 +470,7 @@ size_t sd_synth_bytes(const sd_synth_config *cfg)
     nt = nt > nctx ? nctx : nt;
     /* each context: p, q and three CDF tables (n + 1 doubles each, and their guides), the rank map */
     size_t per_ctx = sizeof(sd_context) + mul_sat(cfg->vocab + 1, 5 * sizeof(double) + sizeof(uint32_t)) +
-                     3 * (SD_CDF_GUIDE + 1) * sizeof(uint32_t);
+                     3 * (sd_cdf_cells(cfg->vocab, NULL) + 1) * sizeof(uint32_t);
     /* each building thread: two family draws, a sort index and a shuffle */
     size_t per_thread = mul_sat(cfg->vocab, 2 * sizeof(double) + sizeof(size_t) + sizeof(uint32_t));
     size_t bank = mul_sat(nctx, per_ctx), build = mul_sat(nt, per_thread);
