@@ -385,6 +385,43 @@ START_TEST(truncated_beta_and_memory_estimate)
 }
 END_TEST
 
+/* A prefix is its last k tokens: two prefixes with the same last tokens
+ * reach the same contexts, whatever their lengths -- also across the
+ * length counter's wrap after 2^32 - 1 tokens (the ring keeps its slots),
+ * where a long generation would otherwise lose its history. */
+START_TEST(prefix_is_its_last_tokens)
+{
+    sd_synth_config sc = sd_synth_defaults();
+    sc.vocab = 50, sc.history = 3, sc.contexts = 64;
+    sd_model *m;
+    ck_assert_int_eq(sd_model_synth(&sc, &m, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(11, 0);
+    sd_prefix a, b;
+    sd_model_start(m, &a);
+    sd_model_start(m, &b);
+    b.len = UINT32_MAX - 20; /* wraps after 21 tokens */
+    size_t differ = 0;
+    for (int i = 0; i < 100; i++) {
+        uint32_t t = (uint32_t)gsl_rng_uniform_int(r, 50);
+        sd_model_advance(m, &a, t);
+        sd_model_advance(m, &b, t);
+        if (i >= 2)
+            ck_assert_ptr_eq(sd_model_lookup(m, &a), sd_model_lookup(m, &b));
+    }
+    ck_assert_uint_lt(b.len, 100); /* b wrapped */
+    /* the control: a different newest token moves the lookup, mostly */
+    for (uint32_t t = 0; t < 50; t++) {
+        sd_prefix c = a, d = a;
+        sd_model_advance(m, &c, t);
+        sd_model_advance(m, &d, (t + 1) % 50);
+        differ += sd_model_lookup(m, &c) != sd_model_lookup(m, &d);
+    }
+    ck_assert_uint_gt(differ, 40);
+    gsl_rng_free(r);
+    sd_model_free(m);
+}
+END_TEST
+
 START_TEST(huge_vocabulary)
 {
     sd_synth_config cfg = base_config(SD_FAMILY_ZIPF, 262144, 0.8);
@@ -438,6 +475,7 @@ Suite *synth_suite(void)
     tcase_add_test(tc, bank_is_thread_independent_and_unreachable_alpha_fails);
     tcase_add_test(tc, noisy_and_regime_drafts);
     tcase_add_test(tc, truncated_beta_and_memory_estimate);
+    tcase_add_test(tc, prefix_is_its_last_tokens);
     tcase_add_test(tc, huge_vocabulary);
     suite_add_tcase(s, tc);
     return s;
