@@ -67,13 +67,13 @@ START_TEST(kneser_ney_by_hand)
 END_TEST
 
 /* Every conditional distribution of the GPL pair sums to 1 within 1e-12 and has no zero;
- * an order-5 model builds in under a second; unseen histories back off to a context. */
+ * unseen histories back off to a context.  (How long the build takes is reported, not
+ * tested: a wall time depends on the machine and its load.) */
 START_TEST(gpl_distributions_sum_to_one)
 {
     sd_model *m;
     sd_error err;
     ck_assert_msg(sd_model_ngram_load(GPL, 5, 2, NULL, NULL, &m, &err) == SD_OK, "%s", err.msg);
-    ck_assert_msg(sd_model_build_seconds(m) < 1.0, "built in %g s", sd_model_build_seconds(m));
     size_t v = sd_model_vocab(m);
     for (size_t i = 0; i < sd_model_contexts(m); i++) {
         const sd_context *c = sd_model_context(m, i);
