@@ -103,6 +103,7 @@ static inline void sd_prefix_advance(const sd_model *m, sd_prefix *s, uint32_t t
     }
 }
 
+/* The context of s's longest suffix that the corpus holds (ngram.c). */
 const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s);
 
 static inline const sd_context *sd_prefix_lookup(const sd_model *m, const sd_prefix *s)
@@ -132,7 +133,6 @@ void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 
 /* ---- ngram.c ------------------------------------------------------------------ */
 
-/* The context of s's longest suffix that the corpus holds (declared above). */
 void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 /* Frees the tables (NULL allowed). */
 void sd_ngram_free(sd_ngram *g);
@@ -164,9 +164,13 @@ static inline double sd_u53_finish(gsl_rng *r, uint32_t a)
 
 /* 1 if U s < b for a fresh lazy uniform U (the product rounded, as a
  * double), else 0: a Bernoulli(min(1, b / s)) trial up to rounding, the
- * acceptance test u q(x) < p(x) of the rules.  s > 0 finite; b any. */
+ * acceptance test u q(x) < p(x) of the rules.  s >= 0 finite; b any.  When
+ * b > s every U passes (U s <= s < b, also after rounding): nothing is
+ * drawn. */
 static inline int sd_u53_scaled_below(gsl_rng *r, double s, double b)
 {
+    if (b > s)
+        return 1;
     uint32_t a = (uint32_t)gsl_rng_get(r);
     if (a != 0) { /* a = 0: [lo, hi] holds K = 0, which is not a value of U */
         if (sd_u53_hi(a) * s < b)

@@ -7,12 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* u q(x) < p(x), u in (0, 1), strict.  When p(x) > q(x) every u accepts
- * (u q <= q < p, also after rounding), so no uniform is drawn. */
+/* u q(x) < p(x), u in (0, 1), strict; no uniform is drawn when p(x) > q(x). */
 static int accept_ratio(const sd_context *c, uint32_t x, gsl_rng *r)
 {
-    double p = c->p[x], q = c->q[x];
-    return p > q || sd_u53_scaled_below(r, q, p);
+    return sd_u53_scaled_below(r, c->q[x], c->p[x]);
 }
 
 static int accept_argmax(const sd_context *c, uint32_t x, gsl_rng *r)
@@ -202,7 +200,7 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
     const double *rcur = c->p; /* r_1 = p */
     for (size_t j = 0; j < k; j++) {
         uint32_t x = (uint32_t)sd_cdf_draw(&c->q_cdf, r);
-        if (rcur[x] > c->q[x] || sd_u53_scaled_below(r, c->q[x], rcur[x])) { /* as accept_ratio */
+        if (sd_u53_scaled_below(r, c->q[x], rcur[x])) { /* as accept_ratio */
             *accepted = 1;
             return x;
         }

@@ -76,6 +76,9 @@ START_TEST(lazy_acceptance_is_exact)
         second += script_used(s) == 2;
     }
     ck_assert_uint_gt(second, 10000); /* the thresholds placed inside an interval were read */
+    script_load(s, (const uint32_t[]){ 0u }, 1); /* b > s: every U passes, nothing is drawn */
+    ck_assert_int_eq(sd_u53_scaled_below(s, 0.25, 0.5), 1);
+    ck_assert_uint_eq(script_used(s), 0);
     script_load(s, (const uint32_t[]){ 0u, 0u, 0u, 2048u }, 4); /* K = 0 is redrawn: U = 2^-53 */
     ck_assert_int_eq(sd_u53_scaled_below(s, 1.0, 0x1p-52), 1);
     ck_assert_uint_eq(script_used(s), 4);
