@@ -46,7 +46,9 @@ ALL_CFLAGS  = $(BASE_CFLAGS) -Isrc
 LIBS       = $(shell pkg-config --libs gsl) -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 
-LIB_SRC  := $(wildcard src/*.c)
+# The library's layers, bottom floor first (doc/design.md); src/cli/ is the program.
+LIB_LAYERS := common io theory random cost model mc counters report
+LIB_SRC  := $(foreach l,$(LIB_LAYERS),$(wildcard src/$(l)/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
@@ -140,8 +142,8 @@ $(BUILD)/lib/%.o: src/%.c | deps
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # The installed data folder is compiled into data.o; a change of DATADIR rebuilds it.
-$(BUILD)/lib/data.o: CFLAGS += -DSPECDEC_DATADIR='"$(DATADIR)/specdec"'
-$(BUILD)/lib/data.o: $(BUILD)/datadir.stamp
+$(BUILD)/lib/io/data.o: CFLAGS += -DSPECDEC_DATADIR='"$(DATADIR)/specdec"'
+$(BUILD)/lib/io/data.o: $(BUILD)/datadir.stamp
 $(BUILD)/datadir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(DATADIR)/specdec' | cmp -s - $@ || echo '$(DATADIR)/specdec' > $@
