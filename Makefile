@@ -34,9 +34,9 @@ MANDIR     ?= $(DATADIR)/man
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 DESTDIR    ?=
 
-VERSION_MAJOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MAJOR //p' include/specdec.h)
-VERSION_MINOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MINOR //p' include/specdec.h)
-VERSION       := $(shell sed -n 's/^\#define SPECDEC_VERSION "\(.*\)"/\1/p' include/specdec.h)
+VERSION_MAJOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MAJOR //p' include/specdec/version.h)
+VERSION_MINOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MINOR //p' include/specdec/version.h)
+VERSION       := $(shell sed -n 's/^\#define SPECDEC_VERSION "\(.*\)"/\1/p' include/specdec/version.h)
 
 # Deferred (=) so that pkg-config runs after `deps` has installed the packages.
 # The program sees only include/ (the public headers); the library also src/.
@@ -167,7 +167,7 @@ $(LIBSO): $(LIB_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(LIBS)
 	$(Q)ln -sf $(notdir $@) $(BUILD)/$(SONAME) && ln -sf $(SONAME) $(BUILD)/libspecdec.so
 
-$(BUILD)/specdec.pc: specdec.pc.in include/specdec.h
+$(BUILD)/specdec.pc: specdec.pc.in include/specdec/version.h
 	@echo "  GEN   $@"
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' $< > $@
 

@@ -42,6 +42,6 @@ int main(void)
         }
     int rc = sd_format_write(t, SD_FORMAT_MARKDOWN, stdout, &err) == SD_OK ? 0 : 1;
     sd_table_free(t);
-    printf("\nlibspecdec %s, GSL %s\n", sd_version(), sd_gsl_version());
+    printf("\nlibspecdec %s, GSL %s\n", sd_version(), sd_version_gsl());
     return rc;
 }

@@ -5,6 +5,7 @@
  * engine that runs the real rejection sampler against it.  Modules:
  *
  *   specdec/status.h    how failures are reported: sd_status, sd_error
+ *   specdec/version.h   the library's version and GSL's
  *   specdec/table.h     the result type every computation returns
  *   specdec/format.h    text, TSV, CSV, JSON and Markdown renderers
  *   specdec/parse.h     strict numbers, lists, ranges and TSV files
@@ -58,12 +59,8 @@
 #ifndef SPECDEC_H
 #define SPECDEC_H
 
-#define SPECDEC_VERSION_MAJOR 1
-#define SPECDEC_VERSION_MINOR 0
-#define SPECDEC_VERSION_PATCH 0
-#define SPECDEC_VERSION "1.0.0"
-
 #include "specdec/status.h"
+#include "specdec/version.h"
 #include "specdec/table.h"
 #include "specdec/format.h"
 #include "specdec/parse.h"
@@ -85,14 +82,5 @@
 #include "specdec/fit.h"
 #include "specdec/figure.h"
 #include "specdec/validate.h"
-
-/* The library's version string, "MAJOR.MINOR.PATCH" (the header's
- * SPECDEC_VERSION at build time; compare them to catch a mismatched
- * shared library).  Static; never fails. */
-SD_API const char *sd_version(void);
-
-/* The version of GSL the library was built against, e.g. "2.7.1".
- * Static; never fails. */
-SD_API const char *sd_gsl_version(void);
 
 #endif

@@ -12,16 +12,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "specdec.h"
-
-/* splitmix64's output function: a bijective 64-bit mixer (Steele et al.
- * 2014).  Inline: the engine hashes every token's history with it. */
-static inline uint64_t sd_mix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15u;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-    return x ^ (x >> 31);
-}
+#include "common/util.h"
 
 /* ---- dist.c ---------------------------------------------------------------- */
 
@@ -97,7 +88,7 @@ static inline void sd_prefix_advance(const sd_model *m, sd_prefix *s, uint32_t t
     s->hist[s->len % SD_HISTORY_MAX] = token; /* a ring; SD_HISTORY_MAX is a power of two: no division */
     s->len = s->len + 1 != 0 ? s->len + 1 : SD_HISTORY_MAX; /* past 2^32 - 1: 8, the same ring slot as 2^32 */
     if (m->regime == SD_REGIME_MARKOV) {
-        uint64_t h = sd_mix64(sd_history_hash(m, s, m->regime_salt) ^ s->len);
+        uint64_t h = sd_util_mix64(sd_history_hash(m, s, m->regime_salt) ^ s->len);
         if ((double)(h >> 11) * 0x1p-53 >= m->stay)
             s->regime ^= 1u;
     }

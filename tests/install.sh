@@ -49,7 +49,7 @@ done
 if [ ! -e "$S$P/include/specdec/internal.h" ] && [ ! -e "$S$P/include/internal.h" ]; then ok; else bad "internal.h installed"; fi
 export PKG_CONFIG_PATH="$S$P/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$S"
 check "pkg-config --modversion" sh -c '[ "$(pkg-config --modversion specdec)" = "$1" ]' sh \
-    "$(sed -n 's/^#define SPECDEC_VERSION "\(.*\)"/\1/p' "$ROOT/include/specdec.h")"
+    "$(sed -n 's/^#define SPECDEC_VERSION "\(.*\)"/\1/p' "$ROOT/include/specdec/version.h")"
 check "pkg-config Requires.private gsl" sh -c 'pkg-config --print-requires-private specdec | grep -qx gsl'
 
 # ---- 2. exported symbols = declared API ------------------------------------------------

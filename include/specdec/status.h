@@ -38,10 +38,10 @@ typedef struct {
 
 /* Writes a printf-style message into err->msg (when err is non-NULL;
  * truncated to 511 bytes, always terminated) and returns status, so that a
- * failing function can `return sd_fail(err, SD_EINVAL, ...)`.  Control
+ * failing function can `return sd_status_fail(err, SD_EINVAL, ...)`.  Control
  * bytes in the message (from quoted input) are written as \n, \t, \r or
  * \xHH, so a message is always one line.  Never fails. */
-SD_API sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
+SD_API sd_status sd_status_fail(sd_error *err, sd_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -50,8 +50,8 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         }
         if (arg[0] != '-' || arg[1] == '\0' || (arg[1] != '-' && (arg[1] == '.' || (arg[1] >= '0' && arg[1] <= '9')))) {
             if (a->npos >= cmd->max_pos)
-                return sd_fail(err, SD_EINVAL, "%s: unexpected argument '%s'; see 'specdec %s --help'",
-                               cmd->name, arg, cmd->name);
+                return sd_status_fail(err, SD_EINVAL, "%s: unexpected argument '%s'; see 'specdec %s --help'",
+                                      cmd->name, arg, cmd->name);
             a->pos[a->npos++] = arg;
             continue;
         }
@@ -60,8 +60,8 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         int is_format = !cmd->own_format && len == 8 && strncmp(arg, "--format", 8) == 0;
         int k = is_format ? -1 : find_option(cmd, arg, len);
         if (!is_format && k < 0)
-            return sd_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",
-                           cmd->name, (int)len, arg, cmd->name);
+            return sd_status_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",
+                                  cmd->name, (int)len, arg, cmd->name);
         int takes_value = is_format || cli_option_at(cmd, k)->metavar != NULL;
         const char *value = NULL;
         if (takes_value) {
@@ -70,23 +70,23 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
             else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
                 value = argv[++i];
             else
-                return sd_fail(err, SD_EINVAL, "%.*s needs a value", (int)len, arg);
+                return sd_status_fail(err, SD_EINVAL, "%.*s needs a value", (int)len, arg);
         } else if (eq != NULL) {
-            return sd_fail(err, SD_EINVAL, "%.*s takes no value", (int)len, arg);
+            return sd_status_fail(err, SD_EINVAL, "%.*s takes no value", (int)len, arg);
         }
         if (is_format) {
             if (format_seen++)
-                return sd_fail(err, SD_EINVAL, "--format given twice");
+                return sd_status_fail(err, SD_EINVAL, "--format given twice");
             *format = value;
             continue;
         }
         if (a->given[k]++)
-            return sd_fail(err, SD_EINVAL, "%s given twice; give several values as one list, e.g. %s 1,2,3",
-                           cli_option_at(cmd, k)->name, cli_option_at(cmd, k)->name);
+            return sd_status_fail(err, SD_EINVAL, "%s given twice; give several values as one list, e.g. %s 1,2,3",
+                                  cli_option_at(cmd, k)->name, cli_option_at(cmd, k)->name);
         a->value[k] = value;
     }
     if (a->npos < cmd->min_pos)
-        return sd_fail(err, SD_EINVAL, "%s: missing argument; usage: specdec %s", cmd->name, cmd->synopsis);
+        return sd_status_fail(err, SD_EINVAL, "%s: missing argument; usage: specdec %s", cmd->name, cmd->synopsis);
     return SD_OK;
 }
 
@@ -114,7 +114,7 @@ static sd_status option_text(const cli_args *a, const sd_domain *dom, const char
     const char *v = cli_value(a, dom->name);
     *text = v != NULL ? v : dflt;
     if (*text == NULL)
-        return sd_fail(err, SD_EINVAL, "%s is required; see 'specdec %s --help'", dom->name, a->cmd->name);
+        return sd_status_fail(err, SD_EINVAL, "%s is required; see 'specdec %s --help'", dom->name, a->cmd->name);
     return SD_OK;
 }
 
@@ -148,7 +148,7 @@ sd_status cli_choice(const cli_args *a, const char *option, const char *const *n
         }
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", names[i]);
     }
-    return sd_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", option, v, valid);
+    return sd_status_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", option, v, valid);
 }
 
 sd_status cli_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err)
@@ -156,7 +156,7 @@ sd_status cli_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err)
     size_t r = 1;
     for (size_t j = 0; j < n; j++) {
         if (counts[j] != 0 && r > SD_LIST_MAX / counts[j])
-            return sd_fail(err, SD_EINVAL, "the grid of lists has more than %u rows; narrow a list", SD_LIST_MAX);
+            return sd_status_fail(err, SD_EINVAL, "the grid of lists has more than %u rows; narrow a list", SD_LIST_MAX);
         r *= counts[j];
     }
     *rows = r;
@@ -167,7 +167,7 @@ sd_status cli_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *
 {
     size_t counts[8];
     if (n > 8)
-        return sd_fail(err, SD_EINVAL, "at most 8 lists make a grid");
+        return sd_status_fail(err, SD_EINVAL, "at most 8 lists make a grid");
     for (size_t j = 0; j < n; j++)
         counts[j] = lists[j].n;
     return cli_rows(counts, n, rows, err);
@@ -184,7 +184,7 @@ void cli_grid_point(const sd_list *lists, size_t n, size_t idx, double *x)
 sd_status cli_table(size_t ncols, const char *const *names, sd_table **out, sd_error *err)
 {
     *out = sd_table_alloc(ncols, names);
-    return *out ? SD_OK : sd_fail(err, SD_ENOMEM, "out of memory");
+    return *out ? SD_OK : sd_status_fail(err, SD_ENOMEM, "out of memory");
 }
 
 sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out)

@@ -34,14 +34,14 @@ static sd_status save(const char *path, const sd_calibration *f, size_t n, sd_er
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     FILE *fp = st == SD_OK ? fopen(tmp, "w") : NULL;
     if (st == SD_OK && fp == NULL)
-        st = sd_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
+        st = sd_status_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
     if (fp != NULL) {
         if ((st = sd_format_write(t, SD_FORMAT_TSV, fp, err)) == SD_OK && fflush(fp) != 0)
-            st = sd_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
+            st = sd_status_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
         if (fclose(fp) != 0 && st == SD_OK)
-            st = sd_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
+            st = sd_status_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
         if (st == SD_OK && rename(tmp, path) != 0)
-            st = sd_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
+            st = sd_status_fail(err, SD_EIO, "--save-calibration: cannot write '%s': %s", path, strerror(errno));
         if (st != SD_OK)
             remove(tmp);
     }
@@ -100,13 +100,13 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
         return st;
     start.granularity = (sd_granularity)gran;
     if ((pred = calloc(n ? n : 1, sizeof *pred)) == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
-        st = sd_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
+        st = sd_status_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
     else if ((st = sd_calibrate(p, rows, n, &start, &fits, &nf, pred, err)) != SD_OK) {
         char msg[sizeof err->msg]; /* the library's message, with the file */
         snprintf(msg, sizeof msg, "%s", err->msg);
-        sd_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
+        sd_status_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
     }
     else if ((st = rows_table(rows, n, pred, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
         st = save(cli_value(a, "--save-calibration"), fits, nf, err);

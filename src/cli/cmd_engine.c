@@ -41,7 +41,7 @@ static sd_status find_verifier(const cli_args *a, const sd_verifier **v, sd_erro
     const char *name = cli_value(a, "--verify");
     *v = sd_verify_find(name ? name : "adjusted");
     if (*v == NULL)
-        return sd_fail(err, SD_EINVAL, "--verify: unknown rule '%s'; expected one of %s", name, sd_verify_names());
+        return sd_status_fail(err, SD_EINVAL, "--verify: unknown rule '%s'; expected one of %s", name, sd_verify_names());
     return SD_OK;
 }
 
@@ -80,26 +80,26 @@ static sd_status check_text_options(const cli_args *a, const model_spec *ms, sd_
     static const char *const SAMPLING[] = { "--top-k", "--top-p", "--min-p", "--draft-temperature", "--draft-top-k",
                                             "--draft-top-p", "--draft-min-p", NULL };
     if (ms->ngram && strcmp(a->cmd->name, "simulate") != 0)
-        return sd_fail(err, SD_EINVAL, "--family: the n-gram pair runs in simulate (ngram is not a family of %s)",
-                       a->cmd->name);
+        return sd_status_fail(err, SD_EINVAL, "--family: the n-gram pair runs in simulate (ngram is not a family of %s)",
+                              a->cmd->name);
     if (ms->ngram && ms->npy)
-        return sd_fail(err, SD_EINVAL, "--p-npy: give --family ngram or a .npy pair, not both");
+        return sd_status_fail(err, SD_EINVAL, "--p-npy: give --family ngram or a .npy pair, not both");
     if ((ms->ngram || ms->npy) && (cli_given(a, "--p-file") || cli_given(a, "--q-file")))
-        return sd_fail(err, SD_EINVAL, "--p-file: give distribution files, --family ngram or a .npy pair, one of them");
+        return sd_status_fail(err, SD_EINVAL, "--p-file: give distribution files, --family ngram or a .npy pair, one of them");
     for (int i = 0; NGRAM_ONLY[i] != NULL; i++)
         if (!ms->ngram && cli_given(a, NGRAM_ONLY[i]))
-            return sd_fail(err, SD_EINVAL, "%s: needs --family ngram", NGRAM_ONLY[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: needs --family ngram", NGRAM_ONLY[i]);
     for (int i = 0; NPY_ONLY[i] != NULL; i++)
         if (!ms->npy && cli_given(a, NPY_ONLY[i]))
-            return sd_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy", NPY_ONLY[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy", NPY_ONLY[i]);
     for (int i = 0; SAMPLING[i] != NULL; i++)
         if (!ms->npy && !ms->ngram && cli_given(a, SAMPLING[i]))
-            return sd_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy, or --family ngram", SAMPLING[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: needs --p-npy and --q-npy, or --family ngram", SAMPLING[i]);
     if (ms->ngram && !cli_given(a, "--corpus"))
-        return sd_fail(err, SD_EINVAL, "--corpus is required with --family ngram (e.g. /usr/share/common-licenses/GPL-3)");
+        return sd_status_fail(err, SD_EINVAL, "--corpus is required with --family ngram (e.g. /usr/share/common-licenses/GPL-3)");
     if ((ms->ngram || ms->npy) && (cli_given(a, "--alpha") || cli_given(a, "--noise") || cli_given(a, "--regime")))
-        return sd_fail(err, SD_EINVAL, "--%s: the n-gram and .npy models have their own acceptance",
-                       cli_given(a, "--alpha") ? "alpha" : cli_given(a, "--noise") ? "noise" : "regime");
+        return sd_status_fail(err, SD_EINVAL, "--%s: the n-gram and .npy models have their own acceptance",
+                              cli_given(a, "--alpha") ? "alpha" : cli_given(a, "--noise") ? "noise" : "regime");
     return SD_OK;
 }
 
@@ -142,15 +142,15 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
     c->calibrated = !cli_given(a, "--noise");
     if (!c->calibrated) {
         if (cli_given(a, "--alpha"))
-            return sd_fail(err, SD_EINVAL, "--noise and --alpha exclude each other: a noisy draft's alpha is measured");
+            return sd_status_fail(err, SD_EINVAL, "--noise and --alpha exclude each other: a noisy draft's alpha is measured");
         if ((st = cli_number(a, &NOISE, NULL, &c->noise, err)) != SD_OK)
             return st;
     }
     if (regime == SD_REGIME_MARKOV && cli_given(a, "--alpha"))
-        return sd_fail(err, SD_EINVAL, "--alpha: the markov regime takes --alpha-easy, --alpha-hard and --stay");
+        return sd_status_fail(err, SD_EINVAL, "--alpha: the markov regime takes --alpha-easy, --alpha-hard and --stay");
     ms->from_files = cli_given(a, "--p-file") || cli_given(a, "--q-file");
     if (ms->from_files && !(cli_given(a, "--p-file") && cli_given(a, "--q-file")))
-        return sd_fail(err, SD_EINVAL, "--p-file and --q-file go together");
+        return sd_status_fail(err, SD_EINVAL, "--p-file and --q-file go together");
     return SD_OK;
 }
 
@@ -185,10 +185,10 @@ static sd_status export_prometheus(const char *path, const sd_engine_stats *s, s
         return st;
     FILE *f = fopen(path, "w");
     if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
+        return sd_status_fail(err, SD_EINVAL, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
     st = sd_counts_write_prometheus(&c, f, err);
     if (fclose(f) != 0 && st == SD_OK)
-        st = sd_fail(err, SD_EIO, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
+        st = sd_status_fail(err, SD_EIO, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
     return st;
 }
 
@@ -279,10 +279,10 @@ static sd_status check_memory(const cli_args *a, const model_spec *ms, const sd_
     double engine = (double)sd_engine_bytes(ec, vocab, contexts);
     if (bank + engine <= limit)
         return SD_OK;
-    return sd_fail(err, SD_EINVAL, "--max-memory: this run needs about %.3g GiB (bank %.3g, engine counters %.3g "
-                   "for %u threads) but the limit is %.3g GiB; lower --vocab, --contexts or --threads, or raise "
-                   "--max-memory", (bank + engine) / 1073741824.0, bank / 1073741824.0, engine / 1073741824.0,
-                   ec->threads, limit_gib);
+    return sd_status_fail(err, SD_EINVAL, "--max-memory: this run needs about %.3g GiB (bank %.3g, engine counters %.3g "
+                          "for %u threads) but the limit is %.3g GiB; lower --vocab, --contexts or --threads, or raise "
+                          "--max-memory", (bank + engine) / 1073741824.0, bank / 1073741824.0, engine / 1073741824.0,
+                          ec->threads, limit_gib);
 }
 
 /* The engine options simulate reads into ec (all but the model and gamma). */
@@ -301,7 +301,7 @@ static sd_status read_engine_options(const cli_args *a, const model_spec *ms, sd
         (st = cli_number(a, &THREADS, "1", &threads, err)) != SD_OK)
         return st;
     if (policy == SD_POLICY_ORACLE && cli_given(a, "--gamma"))
-        return sd_fail(err, SD_EINVAL, "--gamma: the oracle policy chooses its own draft length");
+        return sd_status_fail(err, SD_EINVAL, "--gamma: the oracle policy chooses its own draft length");
     ec->policy = (sd_policy)policy;
     ec->drafts = (size_t)drafts;
     ec->gamma_max = (size_t)gamma_max;
@@ -310,7 +310,7 @@ static sd_status read_engine_options(const cli_args *a, const model_spec *ms, sd
     ec->seed = ms->synth.seed;
     ec->shard = a->shard, ec->nshards = a->nshards, ec->io = a->io;
     if (a->nshards > 1 && cli_given(a, "--export-prometheus"))
-        return sd_fail(err, SD_EINVAL, "--export-prometheus: a shard's counters are partial; export from one run");
+        return sd_status_fail(err, SD_EINVAL, "--export-prometheus: a shard's counters are partial; export from one run");
     if (isatty(STDERR_FILENO))
         ec->progress = progress_line;
     return SD_OK;
@@ -339,7 +339,7 @@ static sd_status fit_path(const sd_engine_config *ec, sd_markov *mk, sd_error *e
 {
     double *path = malloc(PATH_TOKENS * sizeof *path);
     if (path == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = sd_model_path_acceptance(ec->model, ec->verifier, PATH_TOKENS, ec->seed, path, err);
     if (st == SD_OK)
         *mk = sd_markov_fit(path, PATH_TOKENS);
@@ -358,8 +358,8 @@ static sd_status check_model_memory(const cli_args *a, const sd_engine_config *e
                   (double)sd_engine_bytes(ec, sd_model_vocab(ec->model), sd_model_contexts(ec->model));
     if (need <= limit_gib * 1073741824.0)
         return SD_OK;
-    return sd_fail(err, SD_EINVAL, "--max-memory: this run needs about %.3g GiB but the limit is %.3g GiB; lower "
-                   "--threads or --order, or raise --max-memory", need / 1073741824.0, limit_gib);
+    return sd_status_fail(err, SD_EINVAL, "--max-memory: this run needs about %.3g GiB but the limit is %.3g GiB; lower "
+                          "--threads or --order, or raise --max-memory", need / 1073741824.0, limit_gib);
 }
 
 /* One engine run per gamma on m, each a row: simulate's columns, then
@@ -412,7 +412,7 @@ static sd_status export_ngram(const char *prefix, const sd_model *m, sd_error *e
 {
     size_t v = sd_model_vocab(m);
     double *p = malloc(EXPORT_ROWS * v * sizeof *p), *q = malloc(EXPORT_ROWS * v * sizeof *q);
-    sd_status st = p == NULL || q == NULL ? sd_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
+    sd_status st = p == NULL || q == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
     char path[4200];
     if (st == SD_OK) {
         sd_ngram_logits(m, EXPORT_ROWS, p, q);
@@ -481,7 +481,7 @@ static sd_status transformed_model(const sd_npy *p, const sd_npy *q, sd_input ki
 {
     size_t n = p->rows * p->cols;
     double *tp = malloc(n * sizeof *tp), *tq = malloc(n * sizeof *tq);
-    sd_status st = tp == NULL || tq == NULL ? sd_fail(err, SD_ENOMEM, "out of memory for %zu values", n) : SD_OK;
+    sd_status st = tp == NULL || tq == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory for %zu values", n) : SD_OK;
     for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
         char pn[64], qn[64];
         snprintf(pn, sizeof pn, "--p-npy: row %zu", i);
@@ -536,9 +536,9 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     if (ms.ngram || ms.npy) {
         if (ec.policy != SD_POLICY_FIXED || ec.drafts != 1 || cli_given(a, "--export-prometheus"))
-            st = sd_fail(err, SD_EINVAL, "--%s: the n-gram and .npy models run the fixed policy with one draft per "
-                         "position (the Markov prediction is for fixed gamma)",
-                         ec.policy != SD_POLICY_FIXED ? "policy" : ec.drafts != 1 ? "drafts" : "export-prometheus");
+            st = sd_status_fail(err, SD_EINVAL, "--%s: the n-gram and .npy models run the fixed policy with one draft per "
+                                "position (the Markov prediction is for fixed gamma)",
+                                ec.policy != SD_POLICY_FIXED ? "policy" : ec.drafts != 1 ? "drafts" : "export-prometheus");
         else
             st = ms.ngram ? simulate_ngram(a, &ms, ec, &l[1], &t, err) : simulate_npy(a, &ms, ec, &l[1], &t, err);
         goto done;
@@ -559,8 +559,8 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
     }
     if (st == SD_OK && cli_given(a, "--export-prometheus") &&
         (l[0].n * l[1].n != 1 || ec.policy != SD_POLICY_FIXED || ec.drafts != 1 || sd_verify_is_blockwise(ec.verifier)))
-        st = sd_fail(err, SD_EINVAL, "--export-prometheus: needs one run (one alpha, one gamma) of the fixed policy "
-                     "with one draft per position and a token-wise rule");
+        st = sd_status_fail(err, SD_EINVAL, "--export-prometheus: needs one run (one alpha, one gamma) of the fixed policy "
+                            "with one draft per position and a token-wise rule");
     if (st != SD_OK)
         goto done;
     for (size_t i = 0; i < l[0].n && st == SD_OK; i++) {
@@ -606,7 +606,7 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     counts = malloc(n * sizeof *counts);
     expect = malloc(n * sizeof *expect);
     if (counts == NULL || expect == NULL) {
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         goto done;
     }
     sc.model = m, sc.drafts = (size_t)drafts, sc.draws = (uint64_t)draws, sc.seed = (uint64_t)seed;

@@ -23,7 +23,7 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
 {
     int roof = cli_given(a, "--target") || cli_given(a, "--draft") || cli_given(a, "--hardware");
     if (roof == cli_given(a, "--cost"))
-        return sd_fail(err, SD_EINVAL, "fit: give --cost C, or --target, --draft and --hardware (roofline presets)");
+        return sd_status_fail(err, SD_EINVAL, "fit: give --cost C, or --target, --draft and --hardware (roofline presets)");
     double c, batch, context;
     sd_status st;
     if (!roof) {
@@ -79,7 +79,7 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
     if ((st = cli_number(a, &GAMMA_MAX, dflt, &gamma_max, err)) != SD_OK)
         return st;
     if ((cost = malloc((size_t)gamma_max * sizeof *cost)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     if ((st = iteration_costs(a, (size_t)gamma_max, cost, err)) == SD_OK) {
         const sd_fit_request rq = { .gamma_max = (size_t)gamma_max, .cost = cost, .replicates = (size_t)replicates,
                                     .seed = (uint64_t)seed };

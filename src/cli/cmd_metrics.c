@@ -31,7 +31,7 @@ static sd_status run_metrics(const cli_args *a, sd_table **out, sd_error *err)
                                         "system_efficiency", "position_rates" };
     int given = cli_given(a, "--alpha") + cli_given(a, "--mean-acceptance-length") + cli_given(a, "--acceptance-rate");
     if (given != 1)
-        return sd_fail(err, SD_EINVAL, "metrics: give exactly one of --alpha, --mean-acceptance-length, --acceptance-rate");
+        return sd_status_fail(err, SD_EINVAL, "metrics: give exactly one of --alpha, --mean-acceptance-length, --acceptance-rate");
     sd_list l[2] = { { 0 } };
     sd_table *t = NULL;
     size_t rows = 0;

@@ -70,7 +70,7 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
     int per_row = cli_given(a, "--per-row");
     sd_status st;
     if (cli_given(a, "--drafts")) {
-        st = sd_fail(err, SD_EINVAL, "--drafts: give it with distribution files, not with --p-npy");
+        st = sd_status_fail(err, SD_EINVAL, "--drafts: give it with distribution files, not with --p-npy");
         goto done;
     }
     if ((st = cli_input_kind(a, &kind, err)) != SD_OK || (st = cli_sampling_read(a, &cs, err)) != SD_OK ||
@@ -84,7 +84,7 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
     beta = malloc(p.rows * sizeof *beta);
     dd = malloc(p.rows * sizeof *dd);
     if (beta == NULL || dd == NULL) {
-        st = sd_fail(err, SD_ENOMEM, "out of memory for %zu rows", p.rows);
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", p.rows);
         goto done;
     }
     if ((st = cli_table(nset + nmore, names, &t, err)) != SD_OK)
@@ -120,7 +120,7 @@ static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
         (st = cli_table(with_drafts ? 4 : 2, cols, &t, err)) == SD_OK) {
         double *work = malloc(p.n * sizeof *work);
         if (work == NULL)
-            st = sd_fail(err, SD_ENOMEM, "out of memory");
+            st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         else {
             const sd_cell row[] = { sd_real(sd_dist_overlap(p.p, q.p, p.n)), sd_real(sd_dist_tv(p.p, q.p, p.n)),
                                     sd_int((long long)k), sd_real(sd_dist_multi_acceptance(p.p, q.p, p.n, (size_t)k, work)) };
@@ -138,13 +138,13 @@ static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
     *out = NULL;
     if (cli_given(a, "--p-npy") || cli_given(a, "--q-npy")) {
         if (a->npos > 0)
-            return sd_fail(err, SD_EINVAL, "overlap: give P_FILE Q_FILE or --p-npy and --q-npy, not both");
+            return sd_status_fail(err, SD_EINVAL, "overlap: give P_FILE Q_FILE or --p-npy and --q-npy, not both");
         return run_matrix(a, out, err);
     }
     if (a->npos != 2)
-        return sd_fail(err, SD_EINVAL, "overlap: missing argument; usage: specdec %s", a->cmd->synopsis);
+        return sd_status_fail(err, SD_EINVAL, "overlap: missing argument; usage: specdec %s", a->cmd->synopsis);
     if (cli_given(a, "--input") || cli_given(a, "--per-row") || cli_sampling_given(a))
-        return sd_fail(err, SD_EINVAL, "overlap: --input, --per-row and the sampling options need --p-npy and --q-npy");
+        return sd_status_fail(err, SD_EINVAL, "overlap: --input, --per-row and the sampling options need --p-npy and --q-npy");
     return run_files(a, out, err);
 }
 

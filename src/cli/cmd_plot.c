@@ -17,7 +17,7 @@ static sd_status input_list(const cli_args *a, const sd_figure_kind *k, const sd
 {
     if (dflt == NULL) {
         if (cli_given(a, dom->name))
-            return sd_fail(err, SD_EINVAL, "%s: the figure %s does not take it", dom->name, k->name);
+            return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", dom->name, k->name);
         return SD_OK;
     }
     return cli_list(a, dom, dflt, out, err);
@@ -38,13 +38,13 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
     sd_figure_input in = { .threads = 1, .data_dir = a->data_dir, .input = cli_value(a, "--input"),
                            .p_npy = cli_value(a, "--p-npy"), .q_npy = cli_value(a, "--q-npy") };
     if (!k->needs_input && cli_given(a, "--input"))
-        return sd_fail(err, SD_EINVAL, "--input: the figure %s does not take it", k->name);
+        return sd_status_fail(err, SD_EINVAL, "--input: the figure %s does not take it", k->name);
     static const char *const npy_options[] = { "--p-npy", "--q-npy", "--npy-input", NULL };
     for (int i = 0; k->id != SD_FIGURE_ALPHA_TEMPERATURE && npy_options[i] != NULL; i++)
         if (cli_given(a, npy_options[i]))
-            return sd_fail(err, SD_EINVAL, "%s: the figure %s does not take it", npy_options[i], k->name);
+            return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", npy_options[i], k->name);
     if (cli_given(a, "--p-npy") != cli_given(a, "--q-npy"))
-        return sd_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
+        return sd_status_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
     int kind = SD_INPUT_LOGITS;
     sd_status kst = cli_choice(a, "--npy-input", sd_input_names(), "logits", &kind, err);
     if (kst != SD_OK)
@@ -92,8 +92,8 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
                                               "--npy-input", NULL };
         for (int i = 0; inputs[i] != NULL; i++)
             if (cli_given(a, inputs[i]))
-                return cli_finish(sd_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
-                                          "name one figure to change its inputs", inputs[i]), NULL, 0, t, out);
+                return cli_finish(sd_status_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
+                                                 "name one figure to change its inputs", inputs[i]), NULL, 0, t, out);
         const sd_figure_kind *k;
         for (size_t i = 0; (k = sd_figure_at(i)) != NULL && st == SD_OK; i++)
             if (!k->needs_input) /* figures of a user's file are drawn by name */
@@ -101,8 +101,8 @@ static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
     } else {
         const sd_figure_kind *k = sd_figure_find(name);
         st = k ? one_figure(a, k, dir, (cli_image)fmt, t, err)
-               : sd_fail(err, SD_EINVAL, "plot: unknown figure '%s'; expected all or one of %s", name,
-                         sd_figure_names());
+               : sd_status_fail(err, SD_EINVAL, "plot: unknown figure '%s'; expected all or one of %s", name,
+                                sd_figure_names());
     }
     return cli_finish(st, NULL, 0, t, out);
 }

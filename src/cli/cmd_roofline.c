@@ -98,12 +98,12 @@ static sd_status cost_params(const cli_args *a, const setting *s, const sd_model
                    : cli_number(a, &CLI_OVERHEAD, "2e-5", &cp->overhead, err);
     const sd_calibration *c = sd_calibration_find(s->fits, s->nfits, m->name, h->name);
     if (c == NULL)
-        return sd_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
-                       m->name, h->name);
+        return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
+                              m->name, h->name);
     if (strcmp(c->granularity, CLI_GRANULARITIES[cp->granularity]) != 0)
-        return sd_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
-                       "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
-                       CLI_GRANULARITIES[cp->granularity], c->granularity);
+        return sd_status_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
+                              "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
+                              CLI_GRANULARITIES[cp->granularity], c->granularity);
     cp->eta_flops = c->eta_flops, cp->eta_bw = c->eta_bw, cp->overhead = c->overhead;
     return SD_OK;
 }
@@ -117,7 +117,7 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
     *rq = sd_roofline_defaults();
     if (cli_given(a, "--calibration") &&
         (cli_given(a, "--eta-flops") || cli_given(a, "--eta-bw") || cli_given(a, "--overhead")))
-        return sd_fail(err, SD_EINVAL, "--calibration: give it or --eta-flops, --eta-bw and --overhead, not both");
+        return sd_status_fail(err, SD_EINVAL, "--calibration: give it or --eta-flops, --eta-bw and --overhead, not both");
     if (cli_given(a, "--calibration") &&
         (st = sd_calibration_load(cli_value(a, "--calibration"), &s->fits, &s->nfits, err)) != SD_OK)
         return st;
@@ -151,13 +151,13 @@ static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas,
     sd_status st;
     int given = cli_given(a, "--acceptance") + cli_given(a, "--alpha") + cli_given(a, "--alpha-by-context");
     if (given != 1)
-        return sd_fail(err, SD_EINVAL,
-                       "roofline: give --alpha A, --alpha-by-context FILE or --acceptance A1,...,AG (one of them)");
+        return sd_status_fail(err, SD_EINVAL,
+                              "roofline: give --alpha A, --alpha-by-context FILE or --acceptance A1,...,AG (one of them)");
     if (cli_given(a, "--acceptance")) {
         if ((st = cli_list(a, &ACCEPTANCE, NULL, &s->acc, err)) != SD_OK)
             return st;
         if (cli_given(a, "--gamma"))
-            return sd_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", s->acc.n);
+            return sd_status_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", s->acc.n);
         char range[32];
         snprintf(range, sizeof range, "1:%zu", s->acc.n < 256 ? s->acc.n : (size_t)256);
         rq->acc = s->acc.v, rq->nacc = s->acc.n;
@@ -179,8 +179,8 @@ static sd_status check_contexts(const cli_args *a, const sd_roofline_request *rq
 {
     for (size_t j = 0; j < ctx->n && rq->alpha_context != NULL; j++)
         if (ctx->v[j] < rq->alpha_context[0] || ctx->v[j] > rq->alpha_context[rq->nalpha - 1])
-            return sd_fail(err, SD_EINVAL, "--context: %.17g is outside [%.17g, %.17g], the contexts of %s", ctx->v[j],
-                           rq->alpha_context[0], rq->alpha_context[rq->nalpha - 1], cli_value(a, "--alpha-by-context"));
+            return sd_status_fail(err, SD_EINVAL, "--context: %.17g is outside [%.17g, %.17g], the contexts of %s", ctx->v[j],
+                                  rq->alpha_context[0], rq->alpha_context[rq->nalpha - 1], cli_value(a, "--alpha-by-context"));
     return SD_OK;
 }
 
@@ -190,7 +190,7 @@ static sd_status schedule_rows(const sd_roofline_request *rq, const sd_list *bat
 {
     sd_schedule_bucket *b = malloc(batch->n * sizeof *b);
     if (b == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     size_t nb = sd_cost_schedule(rq, batch->v, batch->n, ctx, b);
     sd_status st = SD_OK;
     for (size_t i = 0; i < nb && st == SD_OK; i++) {
@@ -306,7 +306,7 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     }
     if (schedule && breakdown) {
-        st = sd_fail(err, SD_EINVAL, "--breakdown: give it or --schedule, not both");
+        st = sd_status_fail(err, SD_EINVAL, "--breakdown: give it or --schedule, not both");
         goto done;
     }
     if ((st = read_setting(a, &s, &rq, err)) != SD_OK ||

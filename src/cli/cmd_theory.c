@@ -73,21 +73,21 @@ static sd_status load_vector(const cli_args *a, int uses_gamma, inputs *in, sd_e
     static const char *const excluded[] = { "--alpha", "--gamma", "--from", NULL };
     for (int i = 0; excluded[i] != NULL; i++)
         if (cli_given(a, excluded[i]))
-            return sd_fail(err, SD_EINVAL, "%s: --acceptance gives the draft positions; it excludes %s",
-                           excluded[i], excluded[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: --acceptance gives the draft positions; it excludes %s",
+                                  excluded[i], excluded[i]);
     sd_status st;
     if ((st = cli_list(a, &ACCEPTANCE, NULL, &in->acc, err)) != SD_OK ||
         (st = cli_list(a, &CLI_COST, NULL, &in->l[1], err)) != SD_OK ||
         (st = cli_list(a, &CLI_MU, "0", &in->l[2], err)) != SD_OK)
         return st;
     if (in->acc.n > 1000000)
-        return sd_fail(err, SD_EINVAL, "--acceptance: at most 1000000 positions");
+        return sd_status_fail(err, SD_EINVAL, "--acceptance: at most 1000000 positions");
     size_t per = uses_gamma ? in->acc.n : 1, n;
     const size_t counts[] = { per, in->l[1].n, in->l[2].n };
     if ((st = cli_rows(counts, 3, &n, err)) != SD_OK)
         return st;
     if ((in->pts = malloc(n * sizeof *in->pts)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         size_t g = uses_gamma ? i % per + 1 : in->acc.n;
         point *p = &in->pts[i];
@@ -136,7 +136,7 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
             (st = cli_grid_size(in->l, 4, &rows, err)) != SD_OK)
             return st;
         if ((in->pts = malloc(rows * sizeof *in->pts)) == NULL)
-            return sd_fail(err, SD_ENOMEM, "out of memory for %zu rows", rows);
+            return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", rows);
         for (size_t i = 0; i < rows; i++) {
             double x[4];
             cli_grid_point(in->l, 4, i, x);
@@ -148,12 +148,12 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
     static const char *const grid_options[] = { "--alpha", "--cost", "--gamma", "--mu", NULL };
     for (int i = 0; grid_options[i] != NULL; i++)
         if (cli_given(a, grid_options[i]))
-            return sd_fail(err, SD_EINVAL, "%s: give the parameters either as options or with --from, not both",
-                           grid_options[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: give the parameters either as options or with --from, not both",
+                                  grid_options[i]);
     if ((st = sd_tsv_load(path, 1, SD_LIST_MAX, &in->tsv, err)) != SD_OK)
         return st;
     if (in->tsv.ncolumns > MAX_COLS)
-        return sd_fail(err, SD_EINVAL, "%s: %zu columns; at most %d", path, in->tsv.ncolumns, MAX_COLS);
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu columns; at most %d", path, in->tsv.ncolumns, MAX_COLS);
     for (size_t j = 0; j < in->tsv.ncolumns; j++) {
         const char *c = in->tsv.column[j];
         int known = !strcmp(c, "name") || !strcmp(c, "alpha") || !strcmp(c, "cost") || !strcmp(c, "gamma") ||
@@ -161,21 +161,21 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
         for (int k = 0; k < NPASS; k++)
             known |= !strcmp(c, PASSTHROUGH[k]);
         if (!known)
-            return sd_fail(err, SD_EINVAL, "%s: unknown column '%s'; expected name, alpha, cost, gamma, mu, "
-                           "temperature, source, reported, measured", path, c);
+            return sd_status_fail(err, SD_EINVAL, "%s: unknown column '%s'; expected name, alpha, cost, gamma, mu, "
+                                  "temperature, source, reported, measured", path, c);
         if (sd_tsv_column(&in->tsv, c) != j)
-            return sd_fail(err, SD_EINVAL, "%s: column '%s' appears twice", path, c);
+            return sd_status_fail(err, SD_EINVAL, "%s: column '%s' appears twice", path, c);
     }
     static const char *const required[] = { "name", "alpha", "cost", "gamma" };
     for (int k = 0; k < (uses_gamma ? 4 : 3); k++)
         if (sd_tsv_column(&in->tsv, required[k]) == (size_t)-1)
-            return sd_fail(err, SD_EINVAL, "%s: no '%s' column; a scenario file needs name, alpha, cost%s", path,
-                           required[k], uses_gamma ? ", gamma" : "");
+            return sd_status_fail(err, SD_EINVAL, "%s: no '%s' column; a scenario file needs name, alpha, cost%s", path,
+                                  required[k], uses_gamma ? ", gamma" : "");
     in->name_col = sd_tsv_column(&in->tsv, "name");
     for (int k = 0; k < NPASS; k++)
         in->pass_col[k] = sd_tsv_column(&in->tsv, PASSTHROUGH[k]);
     if ((in->pts = malloc((in->tsv.nrows ? in->tsv.nrows : 1) * sizeof *in->pts)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < in->tsv.nrows; i++) {
         const sd_tsv_row *r = &in->tsv.row[i];
         point *p = &in->pts[i];
@@ -186,10 +186,10 @@ static sd_status load_inputs(const cli_args *a, int uses_gamma, inputs *in, sd_e
             (uses_gamma && (st = scenario_number(in, path, r, &CLI_GAMMA, "gamma", 1, &p->gamma, err)) != SD_OK))
             return st;
         if (r->field[in->name_col][0] == '\0')
-            return sd_fail(err, SD_EINVAL, "%s:%zu: empty name", path, r->line);
+            return sd_status_fail(err, SD_EINVAL, "%s:%zu: empty name", path, r->line);
     }
     if (in->tsv.nrows == 0)
-        return sd_fail(err, SD_EINVAL, "%s: no scenario rows under the header", path);
+        return sd_status_fail(err, SD_EINVAL, "%s: no scenario rows under the header", path);
     in->n = in->tsv.nrows;
     return SD_OK;
 }
@@ -325,8 +325,8 @@ static sd_status run_expect(const cli_args *a, sd_table **out, sd_error *err)
     for (size_t j = 0; j < l[1].n; j++)
         rows += (l[1].v[j] + 1.0) * (double)l[0].n;
     if (rows > SD_LIST_MAX) {
-        st = sd_fail(err, SD_EINVAL, "--gamma: %.0f rows of n = 1..gamma+1 exceed the limit of %u",
-                     rows, SD_LIST_MAX);
+        st = sd_status_fail(err, SD_EINVAL, "--gamma: %.0f rows of n = 1..gamma+1 exceed the limit of %u",
+                            rows, SD_LIST_MAX);
         goto done;
     }
     if ((st = cli_table(5, cols, &t, err)) != SD_OK)

@@ -22,7 +22,7 @@ static sd_status run_validate(const cli_args *a, sd_table **out, sd_error *err)
         (cli_given(a, "--only") && (st = cli_list(a, &ONLY, NULL, &only, err)) != SD_OK))
         goto done;
     if (only.n > 0 && (numbers = malloc(only.n * sizeof *numbers)) == NULL) {
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < only.n; i++)

@@ -356,7 +356,7 @@ static sd_status make_dir(const char *dir, sd_error *err)
         if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode))
             return SD_OK;
     }
-    return sd_fail(err, SD_EINVAL, "--out: cannot use '%s' as a folder: %s", dir, strerror(errno ? errno : ENOTDIR));
+    return sd_status_fail(err, SD_EINVAL, "--out: cannot use '%s' as a folder: %s", dir, strerror(errno ? errno : ENOTDIR));
 }
 
 /* NAME.dat: a comment line, then the blocks as TSV, two blank lines apart (gnuplot's index). */
@@ -383,7 +383,7 @@ static sd_status write_files(const figure *f, const char *dir, sd_error *err)
             fclose(dat);
         if (gp)
             fclose(gp);
-        return sd_fail(err, SD_EIO, "%s: cannot write: %s", dat ? gpath : dpath, strerror(errno));
+        return sd_status_fail(err, SD_EIO, "%s: cannot write: %s", dat ? gpath : dpath, strerror(errno));
     }
     sd_status st = write_data(f->k, f->d, dat, err);
     figure with_gp = *f;
@@ -393,7 +393,7 @@ static sd_status write_files(const figure *f, const char *dir, sd_error *err)
     int bad = fclose(dat) != 0;
     bad |= fclose(gp) != 0;
     if (st == SD_OK && bad)
-        st = sd_fail(err, SD_EIO, "%s: write error", dpath);
+        st = sd_status_fail(err, SD_EIO, "%s: write error", dpath);
     return st;
 }
 
@@ -401,7 +401,7 @@ sd_status cli_gnuplot_write(const sd_figure_kind *k, const sd_figure_input *in, 
                             sd_error *err)
 {
     if (k == NULL || (unsigned)k->id >= SD_FIGURE_COUNT || SCRIPTS[k->id].write == NULL)
-        return sd_fail(err, SD_EFAIL, "plot: no gnuplot script for the figure %s", k ? k->name : "(null)");
+        return sd_status_fail(err, SD_EFAIL, "plot: no gnuplot script for the figure %s", k ? k->name : "(null)");
     sd_figure_data d;
     sd_status st = sd_figure_compute(k, in, &d, err);
     if (st == SD_OK && (st = make_dir(dir, err)) == SD_OK) {
@@ -419,7 +419,7 @@ sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err)
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
-        return sd_fail(err, SD_EIO, "cannot start gnuplot: %s", strerror(errno));
+        return sd_status_fail(err, SD_EIO, "cannot start gnuplot: %s", strerror(errno));
     if (pid == 0) {
         if (chdir(dir) != 0)
             _exit(126);
@@ -429,11 +429,11 @@ sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err)
     }
     int status;
     if (waitpid(pid, &status, 0) < 0)
-        return sd_fail(err, SD_EIO, "gnuplot: %s", strerror(errno));
+        return sd_status_fail(err, SD_EIO, "gnuplot: %s", strerror(errno));
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return sd_fail(err, SD_EIO, "gnuplot not found; %s/%s.dat and %s.gp are written; install gnuplot with: "
-                       "apt-get install gnuplot-nox", dir, name, name);
+        return sd_status_fail(err, SD_EIO, "gnuplot not found; %s/%s.dat and %s.gp are written; install gnuplot with: "
+                              "apt-get install gnuplot-nox", dir, name, name);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return sd_fail(err, SD_EIO, "gnuplot failed on %s/%s.gp", dir, name);
+        return sd_status_fail(err, SD_EIO, "gnuplot failed on %s/%s.gp", dir, name);
     return SD_OK;
 }

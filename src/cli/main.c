@@ -174,7 +174,7 @@ static int finish_output(sd_error *err)
 {
     if (fflush(stdout) == 0 && !ferror(stdout))
         return 0;
-    sd_fail(err, SD_EIO, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
+    sd_status_fail(err, SD_EIO, "cannot write to standard output: %s", strerror(errno ? errno : EIO));
     return fail(SD_EIO, err);
 }
 
@@ -183,19 +183,19 @@ int main(int argc, char **argv)
     gsl_set_error_handler_off();
     sd_error err = { "" };
     if (argc < 2) {
-        sd_fail(&err, SD_EINVAL, "no command given; see 'specdec --help'");
+        sd_status_fail(&err, SD_EINVAL, "no command given; see 'specdec --help'");
         return fail(SD_EINVAL, &err);
     }
     const char *data_dir = NULL;
     if (strcmp(argv[1], "--data") == 0) { /* the one global option */
         if (argc < 3) {
-            sd_fail(&err, SD_EINVAL, "--data: needs a folder; see 'specdec --help'");
+            sd_status_fail(&err, SD_EINVAL, "--data: needs a folder; see 'specdec --help'");
             return fail(SD_EINVAL, &err);
         }
         data_dir = argv[2];
         argv += 2, argc -= 2;
         if (argc < 2) {
-            sd_fail(&err, SD_EINVAL, "no command given after --data DIR; see 'specdec --help'");
+            sd_status_fail(&err, SD_EINVAL, "no command given after --data DIR; see 'specdec --help'");
             return fail(SD_EINVAL, &err);
         }
     }
@@ -205,7 +205,7 @@ int main(int argc, char **argv)
         return finish_output(&err);
     }
     if (strcmp(name, "--version") == 0) {
-        printf("specdec %s (library %s, GSL %s)\n", SPECDEC_VERSION, sd_version(), sd_gsl_version());
+        printf("specdec %s (library %s, GSL %s)\n", SPECDEC_VERSION, sd_version(), sd_version_gsl());
         return finish_output(&err);
     }
     const cli_command *cmd = NULL;
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
         if (strcmp(COMMANDS[i]->name, name) == 0)
             cmd = COMMANDS[i];
     if (cmd == NULL) {
-        sd_fail(&err, SD_EINVAL, "unknown command '%s'; see 'specdec --help'", name);
+        sd_status_fail(&err, SD_EINVAL, "unknown command '%s'; see 'specdec --help'", name);
         return fail(SD_EINVAL, &err);
     }
 
@@ -229,10 +229,10 @@ int main(int argc, char **argv)
     }
     int partial = format_name != NULL && strcmp(format_name, "partial") == 0;
     if (st == SD_OK && partial && !cmd->scales)
-        st = sd_fail(&err, SD_EINVAL, "--format: partial results come from simulate, policies, sample and validate");
+        st = sd_status_fail(&err, SD_EINVAL, "--format: partial results come from simulate, policies, sample and validate");
     if (st == SD_OK && cli_given(&args, "--shard") && format_name != NULL && !partial)
-        st = sd_fail(&err, SD_EINVAL, "--shard: a shard prints a partial result; give --format %s to "
-                     "'specdec merge'", format_name);
+        st = sd_status_fail(&err, SD_EINVAL, "--shard: a shard prints a partial result; give --format %s to "
+                            "'specdec merge'", format_name);
     if (st == SD_OK && format_name != NULL && !partial)
         st = sd_format_parse(format_name, &format, &err);
     if (st != SD_OK) {

@@ -45,8 +45,8 @@ sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err)
         st = cli_list(a, &DOMAINS[i], DEFAULTS[i % 4], &s->l[i], err);
         for (size_t k = 0; st == SD_OK && i % 4 == 2 && k < s->l[i].n; k++)
             if (!(s->l[i].v[k] > 0.0)) /* top-p: (0, 1] */
-                st = sd_fail(err, SD_EINVAL, "%s: 0 is outside (0, 1]: top-p keeps at least the most likely token",
-                             DOMAINS[i].name);
+                st = sd_status_fail(err, SD_EINVAL, "%s: 0 is outside (0, 1]: top-p keeps at least the most likely token",
+                                    DOMAINS[i].name);
     }
     size_t counts[CLI_SAMPLING_LISTS];
     for (int i = 0; i < CLI_SAMPLING_LISTS; i++)
@@ -81,7 +81,7 @@ sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err)
 {
     int k;
     if (!cli_given(a, "--input"))
-        return sd_fail(err, SD_EINVAL, "--input is required with .npy files: say whether they hold logits or probs");
+        return sd_status_fail(err, SD_EINVAL, "--input is required with .npy files: say whether they hold logits or probs");
     sd_status st = cli_choice(a, "--input", sd_input_names(), NULL, &k, err);
     *kind = (sd_input)k;
     return st;
@@ -91,10 +91,10 @@ sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *e
 {
     const char *pp = cli_value(a, "--p-npy"), *qp = cli_value(a, "--q-npy");
     if (pp == NULL || qp == NULL)
-        return sd_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
+        return sd_status_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
     sd_status st = sd_npy_load(pp, p, err);
     if (st == SD_OK && (st = sd_npy_load(qp, q, err)) == SD_OK && (p->rows != q->rows || p->cols != q->cols))
-        st = sd_fail(err, SD_EINVAL, "--q-npy: %s has shape (%zu, %zu) but %s has (%zu, %zu); the rows must pair up",
+        st = sd_status_fail(err, SD_EINVAL, "--q-npy: %s has shape (%zu, %zu) but %s has (%zu, %zu); the rows must pair up",
                      qp, q->rows, q->cols, pp, p->rows, p->cols);
     if (st != SD_OK) {
         sd_npy_free(p);

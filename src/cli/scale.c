@@ -48,7 +48,7 @@ static void job_free(job *j)
     *j = (job){ 0 };
 }
 
-static sd_status no_memory(sd_error *err) { return sd_fail(err, SD_ENOMEM, "out of memory"); }
+static sd_status no_memory(sd_error *err) { return sd_status_fail(err, SD_ENOMEM, "out of memory"); }
 
 static sd_status add_arg(invocation *v, const char *text, sd_error *err)
 {
@@ -105,12 +105,12 @@ static sd_status build_job(const cli_args *a, int argc, char **argv, job *j, sd_
     if ((st = sd_tsv_load(path, 1, 100000, &t, err)) != SD_OK)
         return st;
     if (t.nrows == 0)
-        st = sd_fail(err, SD_EINVAL, "--sweep: %s has no rows", path);
+        st = sd_status_fail(err, SD_EINVAL, "--sweep: %s has no rows", path);
     for (size_t c = 0; c < t.ncolumns && st == SD_OK; c++)
         if (strcmp(t.column[c], "--sweep") == 0 || strcmp(t.column[c], "sweep") == 0 ||
             strcmp(t.column[c], "shard") == 0 || strcmp(t.column[c], "--shard") == 0 ||
             strcmp(t.column[c], "format") == 0 || strcmp(t.column[c], "--format") == 0)
-            st = sd_fail(err, SD_EINVAL, "--sweep: %s: column '%s' cannot vary in a sweep", path, t.column[c]);
+            st = sd_status_fail(err, SD_EINVAL, "--sweep: %s: column '%s' cannot vary in a sweep", path, t.column[c]);
     invocation base = j->inv[0];
     j->inv[0] = (invocation){ 0 };
     j->n = 0;
@@ -142,10 +142,10 @@ static sd_status append_table(sd_table *dst, const sd_table *src, size_t row, sd
 {
     size_t nc = sd_table_ncols(src);
     if (nc != sd_table_ncols(dst))
-        return sd_fail(err, SD_EINVAL, "--sweep: row at line %zu gives a table of other columns", row);
+        return sd_status_fail(err, SD_EINVAL, "--sweep: row at line %zu gives a table of other columns", row);
     for (size_t c = 0; c < nc; c++)
         if (strcmp(sd_table_name(src, c), sd_table_name(dst, c)) != 0)
-            return sd_fail(err, SD_EINVAL, "--sweep: row at line %zu gives a table of other columns", row);
+            return sd_status_fail(err, SD_EINVAL, "--sweep: row at line %zu gives a table of other columns", row);
     sd_cell *cells = malloc((nc ? nc : 1) * sizeof *cells);
     if (cells == NULL)
         return no_memory(err);
@@ -179,7 +179,7 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
             break;
         if (help) {
             sd_table_free(all);
-            return sd_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
+            return sd_status_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
         }
         a.data_dir = j->data_dir, a.shard = shard, a.nshards = nshards, a.io = io;
         sd_table *t = NULL;
@@ -196,7 +196,7 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         if (st != SD_OK && st != SD_ECHECK && v->row) { /* name the sweep row */
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
-            sd_fail(err, st, "%s (sweep row at line %zu)", msg, v->row);
+            sd_status_fail(err, st, "%s (sweep row at line %zu)", msg, v->row);
         }
     }
     if (st != SD_OK && st != SD_ECHECK) {
@@ -224,12 +224,12 @@ static sd_status replay_run(void *arg, uint64_t fingerprint, sd_engine_stats *ou
 {
     replayer *r = arg;
     if (r->next >= r->merged->nruns)
-        return sd_fail(err, SD_EINVAL, "merge: the command runs the engine more often than the parts recorded "
-                       "(another specdec version?)");
+        return sd_status_fail(err, SD_EINVAL, "merge: the command runs the engine more often than the parts recorded "
+                              "(another specdec version?)");
     sd_partial_run *run = &r->merged->runs[r->next++];
     if (run->fingerprint != fingerprint)
-        return sd_fail(err, SD_EINVAL, "merge: engine run %zu of the parts had another configuration or model "
-                       "than the command asks for now (changed data files or specdec version?)", r->next);
+        return sd_status_fail(err, SD_EINVAL, "merge: engine run %zu of the parts had another configuration or model "
+                              "than the command asks for now (changed data files or specdec version?)", r->next);
     *out = run->stats; /* moved: each run is replayed once */
     run->stats = (sd_engine_stats){ 0 };
     return SD_OK;
@@ -253,7 +253,7 @@ static sd_status job_context(const cli_command *cmd, const job *j, sd_partial *p
         size_t len = strlen(cmd->name) + 8;
         for (int k = 0; k < j->inv[i].argc; k++) {
             if (strchr(j->inv[i].argv[k], SEP) != NULL)
-                return sd_fail(err, SD_EINVAL, "an argument holds the byte 0x1f, which a partial result cannot keep");
+                return sd_status_fail(err, SD_EINVAL, "an argument holds the byte 0x1f, which a partial result cannot keep");
             len += strlen(j->inv[i].argv[k]) + 1;
         }
         char *line = malloc(len + 32);
@@ -282,8 +282,8 @@ static sd_status parse_shard(const char *text, uint32_t *shard, uint32_t *nshard
     const char *slash = text ? strchr(text, '/') : NULL;
     char left[64];
     if (slash == NULL || (size_t)(slash - text) >= sizeof left)
-        return sd_fail(err, SD_EINVAL, "--shard: '%s' is not I/N (shard I of N, 1 <= I <= N <= 1048576)",
-                       text ? text : "");
+        return sd_status_fail(err, SD_EINVAL, "--shard: '%s' is not I/N (shard I of N, 1 <= I <= N <= 1048576)",
+                              text ? text : "");
     memcpy(left, text, (size_t)(slash - text));
     left[slash - text] = '\0';
     double i, n;
@@ -291,7 +291,7 @@ static sd_status parse_shard(const char *text, uint32_t *shard, uint32_t *nshard
     if ((st = sd_parse_number(left, &I, &i, err)) != SD_OK || (st = sd_parse_number(slash + 1, &I, &n, err)) != SD_OK)
         return st;
     if (i > n)
-        return sd_fail(err, SD_EINVAL, "--shard: %s: shard %.0f of %.0f does not exist (1 <= I <= N)", text, i, n);
+        return sd_status_fail(err, SD_EINVAL, "--shard: %s: shard %.0f of %.0f does not exist (1 <= I <= N)", text, i, n);
     *shard = (uint32_t)i, *nshards = (uint32_t)n;
     return SD_OK;
 }
@@ -341,7 +341,7 @@ static sd_status read_parts(const cli_args *a, sd_partial **parts, char ***names
         int is_stdin = strcmp(path, "-") == 0;
         FILE *in = is_stdin ? stdin : fopen(path, "r");
         if (in == NULL) {
-            st = sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
+            st = sd_status_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
             break;
         }
         size_t line = 0;
@@ -349,7 +349,7 @@ static sd_status read_parts(const cli_args *a, sd_partial **parts, char ***names
             sd_partial p;
             if ((st = sd_partial_read(in, is_stdin ? "-" : path, &line, &p, &got, err)) != SD_OK || !got) {
                 if (st == SD_OK && k == 0)
-                    st = sd_fail(err, SD_EINVAL, "%s: empty: no partial result in it", path);
+                    st = sd_status_fail(err, SD_EINVAL, "%s: empty: no partial result in it", path);
                 break;
             }
             sd_partial *np = realloc(*parts, (*n + 1) * sizeof *np);
@@ -389,13 +389,13 @@ static sd_status job_from_context(const sd_partial *m, const cli_command **cmd, 
         size_t row;
         int used = 0;
         if (sscanf(line, "run %zu %n", &row, &used) != 1 || used == 0)
-            return sd_fail(err, SD_EINVAL, "merge: the parts hold a context line specdec does not know: %.60s", line);
+            return sd_status_fail(err, SD_EINVAL, "merge: the parts hold a context line specdec does not know: %.60s", line);
         const char *name = line + used, *sep = strchr(name, SEP);
         size_t nlen = sep ? (size_t)(sep - name) : strlen(name);
         const cli_command *c = cli_find_command_n(name, nlen);
         if (c == NULL || (*cmd != NULL && c != *cmd) || !c->scales)
-            return sd_fail(err, SD_EINVAL, "merge: the parts name a command that cannot be merged: %.*s", (int)nlen,
-                           name);
+            return sd_status_fail(err, SD_EINVAL, "merge: the parts name a command that cannot be merged: %.*s", (int)nlen,
+                                  name);
         *cmd = c;
         if ((st = add_invocation(j, err)) != SD_OK)
             break;
@@ -411,7 +411,7 @@ static sd_status job_from_context(const sd_partial *m, const cli_command **cmd, 
         }
     }
     if (st == SD_OK && *cmd == NULL)
-        st = sd_fail(err, SD_EINVAL, "merge: the parts record no command");
+        st = sd_status_fail(err, SD_EINVAL, "merge: the parts record no command");
     return st;
 }
 
@@ -433,8 +433,8 @@ static sd_status run_merge(const cli_args *a, sd_table **out, sd_error *err)
         if ((st == SD_OK || st == SD_ECHECK) && r.next != merged.nruns) {
             sd_table_free(*out);
             *out = NULL;
-            st = sd_fail(err, SD_EINVAL, "merge: the parts hold %zu engine runs, the command used %zu (another "
-                         "specdec version?)", merged.nruns, r.next);
+            st = sd_status_fail(err, SD_EINVAL, "merge: the parts hold %zu engine runs, the command used %zu (another "
+                                "specdec version?)", merged.nruns, r.next);
         }
     }
     for (size_t i = 0; i < n; i++) {

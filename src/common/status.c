@@ -1,9 +1,7 @@
 /* status.c -- error reporting helper (see status.h). */
-#include "specdec.h"
+#include "specdec/status.h"
 
 #include <stdio.h>
-
-#include <gsl/gsl_version.h>
 
 /* Control bytes as \n, \t, \r or \xHH, in place (truncating to size):
  * a message is one line whatever text it quotes. */
@@ -23,7 +21,7 @@ static void escape_controls(char *msg, size_t size)
     snprintf(msg, size, "%s", tmp);
 }
 
-sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
+sd_status sd_status_fail(sd_error *err, sd_status status, const char *fmt, ...)
 {
     if (err != NULL) {
         va_list ap;
@@ -34,7 +32,3 @@ sd_status sd_fail(sd_error *err, sd_status status, const char *fmt, ...)
     }
     return status;
 }
-
-const char *sd_version(void) { return SPECDEC_VERSION; }
-
-const char *sd_gsl_version(void) { return GSL_VERSION; }

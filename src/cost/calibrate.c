@@ -138,7 +138,7 @@ static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_
         gsl_matrix *J = gsl_matrix_alloc(g->n, p), *cov = gsl_matrix_alloc(p, p);
         if (x == NULL || J == NULL || cov == NULL) {
             gsl_vector_free(x), gsl_matrix_free(J), gsl_matrix_free(cov);
-            return sd_fail(err, SD_ENOMEM, "out of memory");
+            return sd_status_fail(err, SD_ENOMEM, "out of memory");
         }
         double start[3] = { log(g->base.eta_flops), log(g->base.eta_bw), g->base.overhead }, chisq = 0.0;
         for (size_t i = 0, k = 0; i < 3; i++)
@@ -184,13 +184,13 @@ static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_
         }
         gsl_vector_free(x), gsl_matrix_free(J), gsl_matrix_free(cov);
         if (status != GSL_SUCCESS)
-            return sd_fail(err, SD_EINVAL, "calibrate: %s on %s: the fit did not converge (%s)", g->m->name,
-                           g->h->name, gsl_strerror(status));
+            return sd_status_fail(err, SD_EINVAL, "calibrate: %s on %s: the fit did not converge (%s)", g->m->name,
+                                  g->h->name, gsl_strerror(status));
         if (!held)
             return SD_OK;
     }
-    return sd_fail(err, SD_EINVAL, "calibrate: %s on %s: no parameter is identified by the rows", g->m->name,
-                   g->h->name);
+    return sd_status_fail(err, SD_EINVAL, "calibrate: %s on %s: no parameter is identified by the rows", g->m->name,
+                          g->h->name);
 }
 
 sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, const sd_cost_params *start,
@@ -199,7 +199,7 @@ sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, 
     sd_calibration *fits = calloc(n ? n : 1, sizeof *fits);
     size_t *idx = malloc((n ? n : 1) * sizeof *idx), nfits = 0;
     char *done = calloc(n ? n : 1, 1);
-    sd_status st = fits && idx && done ? SD_OK : sd_fail(err, SD_ENOMEM, "out of memory");
+    sd_status st = fits && idx && done ? SD_OK : sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && st == SD_OK; i++) {
         if (done[i])
             continue;
@@ -218,8 +218,8 @@ sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, 
                 idx[g.n++] = j;
             }
         if (g.n < 4) {
-            st = sd_fail(err, SD_EINVAL, "calibrate: %s on %s has %zu rows; at least 4 are needed to fit 3 "
-                         "parameters with standard errors", rows[i].model, rows[i].hardware, g.n);
+            st = sd_status_fail(err, SD_EINVAL, "calibrate: %s on %s has %zu rows; at least 4 are needed to fit 3 "
+                                "parameters with standard errors", rows[i].model, rows[i].hardware, g.n);
             break;
         }
         if ((st = fit_group(&g, &fits[nfits], predicted, err)) == SD_OK) {
@@ -230,9 +230,9 @@ sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, 
                                                                                 : NULL;
             if (what != NULL) {
                 double v = what[4] == 'f' ? c->eta_flops : what[4] == 'b' ? c->eta_bw : c->overhead;
-                st = sd_fail(err, SD_EINVAL, "calibrate: %s on %s: the best fit puts %s at %.4g, outside %s: no "
-                             "efficiency explains these times (check the model, hardware and tp of the rows)",
-                             rows[i].model, rows[i].hardware, what, v, what[0] == 'e' ? "[0.001, 1]" : "[0, 1] s");
+                st = sd_status_fail(err, SD_EINVAL, "calibrate: %s on %s: the best fit puts %s at %.4g, outside %s: no "
+                                    "efficiency explains these times (check the model, hardware and tp of the rows)",
+                                    rows[i].model, rows[i].hardware, what, v, what[0] == 'e' ? "[0.001, 1]" : "[0, 1] s");
                 break;
             }
             snprintf(fits[nfits].model, sizeof fits[nfits].model, "%s", rows[i].model);

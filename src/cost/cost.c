@@ -265,13 +265,13 @@ sd_status sd_cost_load_alpha_by_context(const char *path, double **context, doub
     alpha_row *r = rec;
     double *c = malloc((rows ? rows : 1) * sizeof *c), *a = malloc((rows ? rows : 1) * sizeof *a);
     if (c == NULL || a == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (rows < 2)
-        st = sd_fail(err, SD_EINVAL, "%s: %zu rows; at least 2 are needed to interpolate", path, rows);
+        st = sd_status_fail(err, SD_EINVAL, "%s: %zu rows; at least 2 are needed to interpolate", path, rows);
     for (size_t i = 0; i < rows && st == SD_OK; i++) {
         if (i > 0 && !(r[i].context > r[i - 1].context))
-            st = sd_fail(err, SD_EINVAL, "%s: row %zu: context %.17g does not increase (the rows must be sorted "
-                         "by context, each once)", path, i + 1, r[i].context);
+            st = sd_status_fail(err, SD_EINVAL, "%s: row %zu: context %.17g does not increase (the rows must be sorted "
+                                "by context, each once)", path, i + 1, r[i].context);
         c[i] = r[i].context;
         a[i] = r[i].alpha;
     }

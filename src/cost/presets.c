@@ -37,15 +37,15 @@ sd_status sd_dtype_parse(const char *param, const char *name, sd_dtype *out, sd_
         }
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", t ? ", " : "", DTYPES[t].name);
     }
-    return sd_fail(err, SD_EINVAL, "%s: '%s' is not a number type; known: %s", param, name ? name : "", known);
+    return sd_status_fail(err, SD_EINVAL, "%s: '%s' is not a number type; known: %s", param, name ? name : "", known);
 }
 
 sd_status sd_presets_check(const sd_model_spec *m, const sd_hardware *h, sd_error *err)
 {
     if (h->flops[m->compute] > 0.0)
         return SD_OK;
-    return sd_fail(err, SD_EINVAL, "%s computes in %s, for which %s has no published peak", m->name,
-                   sd_dtype_name(m->compute), h->name);
+    return sd_status_fail(err, SD_EINVAL, "%s computes in %s, for which %s has no published peak", m->name,
+                          sd_dtype_name(m->compute), h->name);
 }
 
 /* ---- the column tables ----------------------------------------------------------------- */
@@ -99,7 +99,7 @@ static sd_status read_field(const char *path, const sd_tsv_row *r, const sd_col_
     snprintf(where, sizeof where, "%s:%zu: %s", path, r->line, c->col);
     if (c->kind == SD_COL_NAME) {
         if (field[0] == '\0' || strlen(field) >= 64)
-            return sd_fail(err, SD_EINVAL, "%s: name must have 1 to 63 characters", where);
+            return sd_status_fail(err, SD_EINVAL, "%s: name must have 1 to 63 characters", where);
         strcpy(rec + c->offset, field);
         return SD_OK;
     }
@@ -122,15 +122,15 @@ sd_status sd_load_records(const char *path, const sd_col_spec *cols, size_t ncol
 {
     sd_tsv t;
     size_t idx[32];
-    sd_status st = ncols <= 32 ? sd_tsv_load(path, 1, 100000, &t, err) : sd_fail(err, SD_EINVAL, "too many columns");
+    sd_status st = ncols <= 32 ? sd_tsv_load(path, 1, 100000, &t, err) : sd_status_fail(err, SD_EINVAL, "too many columns");
     if (st != SD_OK)
         return st;
     for (size_t j = 0; j < ncols && st == SD_OK; j++)
         if ((idx[j] = sd_tsv_column(&t, cols[j].col)) == (size_t)-1 && !cols[j].optional)
-            st = sd_fail(err, SD_EINVAL, "%s: no '%s' column", path, cols[j].col);
+            st = sd_status_fail(err, SD_EINVAL, "%s: no '%s' column", path, cols[j].col);
     char *rec = st == SD_OK ? calloc(t.nrows ? t.nrows : 1, size) : NULL;
     if (st == SD_OK && rec == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < t.nrows && st == SD_OK; i++) {
         char *r = rec + i * size;
         if (line_offset != (size_t)-1)
@@ -163,7 +163,7 @@ sd_status sd_presets_load_models(const char *path, sd_model_spec **out, size_t *
     sd_model_spec *m = rec;
     for (size_t i = 0; i < rows; i++)
         if (m[i].params_active > m[i].params_total || m[i].experts_active > m[i].experts) {
-            sd_fail(err, SD_EINVAL, "%s: %s: active parameters or experts exceed the totals", path, m[i].name);
+            sd_status_fail(err, SD_EINVAL, "%s: %s: active parameters or experts exceed the totals", path, m[i].name);
             free(m);
             return SD_EINVAL;
         }
@@ -228,8 +228,8 @@ static sd_status find_named(const char *param, const char *kind, const char *nam
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", candidate);
     }
     if (name == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: a %s name is required; known: %s", param, kind, known);
-    return sd_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", param, kind, name, known);
+        return sd_status_fail(err, SD_EINVAL, "%s: a %s name is required; known: %s", param, kind, known);
+    return sd_status_fail(err, SD_EINVAL, "%s: unknown %s '%s'; known: %s", param, kind, name, known);
 }
 
 sd_status sd_presets_model(const sd_presets *p, const char *param, const char *name, const sd_model_spec **out,

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "specdec/parse.h"
+#include "common/file.h"
 
 #define MAXG SD_COUNTS_MAX_GAMMA
 #define COUNT_MAX 9007199254740992.0 /* 2^53: beyond it a double cannot tell a count is whole */
@@ -76,47 +77,11 @@ static void text_free(text *t)
     memset(t, 0, sizeof *t);
 }
 
-static sd_status text_slurp(const char *path, char **out, size_t *len, sd_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-    size_t n = 0, cap = 0;
-    char *buf = NULL;
-    sd_status st = SD_OK;
-    for (;;) {
-        if (cap - n < 65537) {
-            size_t ncap = cap ? 2 * cap : 65536 * 2;
-            char *nb = ncap <= FILE_MAX + 65537 ? realloc(buf, ncap) : NULL;
-            if (nb == NULL) {
-                st = ncap > FILE_MAX + 65537 ? sd_fail(err, SD_EINVAL, "%s: larger than 1 GiB", path)
-                                             : sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-                break;
-            }
-            buf = nb, cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (st == SD_OK && ferror(f))
-        st = sd_fail(err, SD_EINVAL, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
-    if (st != SD_OK) {
-        free(buf);
-        return st;
-    }
-    buf[n] = '\0';
-    *out = buf, *len = n;
-    return SD_OK;
-}
-
 static sd_status text_read(const char *path, text *t, sd_error *err)
 {
     memset(t, 0, sizeof *t);
     size_t len = 0;
-    sd_status st = text_slurp(path, &t->buf, &len, err);
+    sd_status st = sd_file_read(path, FILE_MAX, &t->buf, &len, err);
     if (st != SD_OK)
         return st;
     size_t n = 0;
@@ -125,7 +90,7 @@ static sd_status text_read(const char *path, text *t, sd_error *err)
     n += len > 0 && t->buf[len - 1] != '\n';
     if ((t->line = malloc((n ? n : 1) * sizeof *t->line)) == NULL) {
         text_free(t);
-        return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", path);
     }
     char *s = t->buf;
     for (size_t i = 0; i < n; i++) {
@@ -519,10 +484,10 @@ static sd_status rates_fall(const ctx *cx, size_t ln, const double *r, size_t k)
 {
     for (size_t i = 1; i < k; i++)
         if (r[i] > r[i - 1])
-            return sd_fail(cx->err, SD_EINVAL,
-                           "%s:%zu: the per-position acceptance rate rises from %.3g at position %zu to %.3g at %zu: "
-                           "impossible, a draft accepted through position %zu was accepted through %zu",
-                           cx->path, ln, r[i - 1], i, r[i], i + 1, i + 1, i);
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: the per-position acceptance rate rises from %.3g at position %zu to %.3g at %zu: "
+                                  "impossible, a draft accepted through position %zu was accepted through %zu",
+                                  cx->path, ln, r[i - 1], i, r[i], i + 1, i + 1, i);
     return SD_OK;
 }
 
@@ -566,8 +531,8 @@ static sd_status v1_field(const ctx *cx, size_t ln, const char *key, size_t kn, 
         o->k = 1, o->hr = h;
     }
     if (!ok)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read %.*s: '%.*s'",
-                       cx->path, ln, (int)kn, key, (int)vn, v);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read %.*s: '%.*s'",
+                              cx->path, ln, (int)kn, key, (int)vn, v);
     return SD_OK;
 }
 
@@ -584,11 +549,11 @@ static sd_status v1_parse(const ctx *cx, size_t ln, const char *body, v1_line *o
             if (!in_rates)
                 continue;
             if (o->k == MAXG)
-                return sd_fail(cx->err, SD_EINVAL, "%s:%zu: more than %d per-position rates: gamma beyond %d",
-                               cx->path, ln, MAXG, MAXG);
+                return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: more than %d per-position rates: gamma beyond %d",
+                                      cx->path, ln, MAXG, MAXG);
             if (!parse_decimal(it, n, &x, &h) || !(x >= 0.0 && x <= 1.0))
-                return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read the rate '%.*s'",
-                               cx->path, ln, (int)n, it);
+                return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read the rate '%.*s'",
+                                      cx->path, ln, (int)n, it);
             o->r[o->k++] = x, o->hr = fmax(o->hr, h);
             continue;
         }
@@ -601,8 +566,8 @@ static sd_status v1_parse(const ctx *cx, size_t ln, const char *body, v1_line *o
             return st;
     }
     if (!o->has_A || !o->has_D)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line without '%s: N tokens'", cx->path,
-                       ln, o->has_A ? "Drafted" : "Accepted");
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line without '%s: N tokens'", cx->path,
+                              ln, o->has_A ? "Drafted" : "Accepted");
     return SD_OK;
 }
 
@@ -610,22 +575,22 @@ static sd_status v1_parse(const ctx *cx, size_t ln, const char *body, v1_line *o
 static sd_status v1_check(const ctx *cx, size_t ln, const v1_line *o)
 {
     if (o->A > o->D)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: Accepted %llu tokens exceeds Drafted %llu", cx->path, ln,
-                       (unsigned long long)o->A, (unsigned long long)o->D);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: Accepted %llu tokens exceeds Drafted %llu", cx->path, ln,
+                              (unsigned long long)o->A, (unsigned long long)o->D);
     if (o->D > 0 && o->has_P && !(fabs(100.0 * (double)o->A / (double)o->D - o->P) <= widen(o->hP)))
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: the draft acceptance rate %.6g%% is not Accepted / Drafted = %.6g%%",
-                       cx->path, ln, o->P, 100.0 * (double)o->A / (double)o->D);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the draft acceptance rate %.6g%% is not Accepted / Drafted = %.6g%%",
+                              cx->path, ln, o->P, 100.0 * (double)o->A / (double)o->D);
     if (o->D > 0 && o->has_L && !(o->L >= 1.0 && isfinite(o->L)))
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1", cx->path,
-                       ln, o->L);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1", cx->path,
+                              ln, o->L);
     if (o->D > 0 && o->k > 0 && cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
-                       cx->path, ln, cx->opt->gamma, o->k);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
+                              cx->path, ln, cx->opt->gamma, o->k);
     if (o->D > 0 && o->k == 0 && !o->has_L && cx->opt->gamma == 0)
-        return sd_fail(cx->err, SD_EINVAL,
-                       "%s:%zu: the line gives neither a mean acceptance length nor per-position rates: give gamma "
-                       "(the number of speculative tokens) to take drafts = Drafted / gamma",
-                       cx->path, ln);
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: the line gives neither a mean acceptance length nor per-position rates: give gamma "
+                              "(the number of speculative tokens) to take drafts = Drafted / gamma",
+                              cx->path, ln);
     return rates_fall(cx, ln, o->r, o->k);
 }
 
@@ -635,17 +600,17 @@ static sd_status v1_line_add(const ctx *cx, size_t ln, const v1_line *o, acc_sum
     if (st != SD_OK || (o->D == 0 && o->A == 0)) /* an interval without drafted tokens adds nothing */
         return st;
     if (o->k > 0 && s->gamma > 0 && o->k != s->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %zu per-position rates, but earlier lines have %zu", cx->path, ln,
-                       o->k, s->gamma);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %zu per-position rates, but earlier lines have %zu", cx->path, ln,
+                              o->k, s->gamma);
     dv_in in = { .A = o->A, .D = o->D, .has_x = o->has_L, .x = o->L - 1.0, .hx = o->hL, .k = o->k, .r = o->r,
                  .hr = o->hr, .kmax = o->k ? o->k : cx->opt->gamma, .full = 1, .c0 = -1 };
     dv_out out;
     int rc = dv_solve(&in, &out);
     if (rc != DV_OK)
-        return sd_fail(cx->err, SD_EINVAL,
-                       "%s:%zu: no whole number of drafts reproduces Accepted %llu, Drafted %llu%s%s as printed",
-                       cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->D,
-                       o->has_L ? ", the mean acceptance length" : "", o->k ? " and the per-position rates" : "");
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: no whole number of drafts reproduces Accepted %llu, Drafted %llu%s%s as printed",
+                              cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->D,
+                              o->has_L ? ", the mean acceptance length" : "", o->k ? " and the per-position rates" : "");
     s->gamma = o->k ? o->k : s->gamma;
     acc_add(s, &in, &out);
     return SD_OK;
@@ -680,10 +645,10 @@ static sd_status read_v1(const ctx *cx, const text *t, sd_counts *c)
             return st;
     }
     if (s.lines == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: no vLLM 'SpecDecoding metrics:' line with drafted tokens", cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: no vLLM 'SpecDecoding metrics:' line with drafted tokens", cx->path);
     c->gamma = s.gamma ? s.gamma : cx->opt->gamma;
     if (c->gamma == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: the lines give no per-position rates: give gamma (the number of "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: the lines give no per-position rates: give gamma (the number of "
                                            "speculative tokens)", cx->path);
     c->drafts = s.drafts, c->draft_tokens = s.D, c->accepted_tokens = s.A;
     c->has_positions = s.no_positions == 0;
@@ -729,7 +694,7 @@ static sd_status v0_parse(const ctx *cx, size_t ln, const char *body, v0_line *o
     memset(o, 0, sizeof *o);
     o->line = ln;
     if (bn >= sizeof buf)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line too long", cx->path, ln);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line too long", cx->path, ln);
     memcpy(buf, body, bn + 1);
     while (bn > 0 && (blank(buf[bn - 1]) || buf[bn - 1] == '.')) /* the closing period */
         buf[--bn] = '\0';
@@ -748,22 +713,22 @@ static sd_status v0_parse(const ctx *cx, size_t ln, const char *body, v0_line *o
         else if (span_is(it, kn, "Number of emitted tokens") || span_is(it, kn, "Number of emitted tokens tokens"))
             dst = &o->E, has = &o->has_E;
         if (dst != NULL && (*has || !parse_count(v, vn, dst)))
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line: cannot read %.*s: '%.*s'",
-                           cx->path, ln, (int)kn, it, (int)vn, v);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line: cannot read %.*s: '%.*s'",
+                                  cx->path, ln, (int)kn, it, (int)vn, v);
         if (has != NULL)
             *has = 1;
     }
     if (!o->has_k || !o->has_A || !o->has_D)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line without the number of %s", cx->path,
-                       ln, !o->has_k ? "speculative tokens" : !o->has_A ? "accepted tokens" : "draft tokens");
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'Speculative metrics' line without the number of %s", cx->path,
+                              ln, !o->has_k ? "speculative tokens" : !o->has_A ? "accepted tokens" : "draft tokens");
     if (o->k < 1 || o->k > MAXG)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens: gamma must be in [1, %d]", cx->path, ln,
-                       (unsigned long long)o->k, MAXG);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens: gamma must be in [1, %d]", cx->path, ln,
+                              (unsigned long long)o->k, MAXG);
     if (o->A > o->D || o->D % o->k != 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu accepted of %llu draft tokens with %llu speculative tokens: "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu accepted of %llu draft tokens with %llu speculative tokens: "
                                            "expected accepted <= draft tokens, a multiple of %llu",
-                       cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->D, (unsigned long long)o->k,
-                       (unsigned long long)o->k);
+                              cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->D, (unsigned long long)o->k,
+                              (unsigned long long)o->k);
     return SD_OK;
 }
 
@@ -777,11 +742,11 @@ typedef struct {
 static sd_status v0_run(const ctx *cx, const v0_line *o, v0_sum *s)
 {
     if (s->gamma && o->k != s->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens, but an earlier run had %zu", cx->path,
-                       o->line, (unsigned long long)o->k, s->gamma);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens, but an earlier run had %zu", cx->path,
+                              o->line, (unsigned long long)o->k, s->gamma);
     if (cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %llu speculative tokens",
-                       cx->path, o->line, cx->opt->gamma, (unsigned long long)o->k);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %llu speculative tokens",
+                              cx->path, o->line, cx->opt->gamma, (unsigned long long)o->k);
     s->gamma = (size_t)o->k;
     s->runs++;
     s->drafts += (double)(o->D / o->k), s->D += (double)o->D, s->A += (double)o->A, s->E += (double)o->E;
@@ -806,7 +771,7 @@ static sd_status read_v0(const ctx *cx, const text *t, sd_counts *c)
         prev = o, s.lines++;
     }
     if (s.lines == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: no vLLM 'Speculative metrics:' line", cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: no vLLM 'Speculative metrics:' line", cx->path);
     if ((st = v0_run(cx, &prev, &s)) != SD_OK)
         return st;
     c->kind = SD_COUNTS_ANY;
@@ -938,8 +903,8 @@ static sd_status ll_req_rest(const ctx *cx, const char *s, ll_req *o)
         else if (eq != NULL)
             ok = 1; /* a field of a later version */
         if (!ok)
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'draft acceptance' line: cannot read '%.*s'", cx->path,
-                           o->line, (int)n, it);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'draft acceptance' line: cannot read '%.*s'", cx->path,
+                                  o->line, (int)n, it);
     }
     return SD_OK;
 }
@@ -957,19 +922,19 @@ static sd_status ll_req_parse(const ctx *cx, size_t ln, const char *s, ll_req *o
     s = token(lit(lit(s, "accepted"), "/"), &tG, &nG);
     s = lit(lit(s, "generated"), ")");
     if (!ok || s == NULL || !parse_count(tA, nA, &o->A) || !parse_count(tG, nG, &o->G))
-        return sd_fail(cx->err, SD_EINVAL,
-                       "%s:%zu: llama.cpp 'draft acceptance' line: expected '= RATE (A accepted / G generated)'",
-                       cx->path, ln);
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: llama.cpp 'draft acceptance' line: expected '= RATE (A accepted / G generated)'",
+                              cx->path, ln);
     sd_status st = ll_req_rest(cx, s, o);
     if (st != SD_OK)
         return st;
     if (o->G == 0 || o->A > o->G || !(fabs((double)o->A / (double)o->G - R) <= widen(hR) + 1e-6))
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu accepted of %llu generated tokens at a rate of %.6g: expected "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu accepted of %llu generated tokens at a rate of %.6g: expected "
                                            "0 < generated, accepted <= generated and rate = accepted / generated",
-                       cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->G, R);
+                              cx->path, ln, (unsigned long long)o->A, (unsigned long long)o->G, R);
     if (o->has_L && !(o->L >= 1.0 && isfinite(o->L)))
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1", cx->path,
-                       ln, o->L);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1", cx->path,
+                              ln, o->L);
     return rates_fall(cx, ln, o->r, o->k);
 }
 
@@ -1010,7 +975,7 @@ static sd_status ll_stat_parse(const ctx *cx, size_t ln, const char *s, ll_stat 
     o->line = ln;
     trim(&name, &nn);
     if (colon == NULL || nn == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line without 'NAME:'", cx->path, ln);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line without 'NAME:'", cx->path, ln);
     snprintf(o->name, sizeof o->name, "%.*s", (int)nn, name);
     for (s = colon + 1; next_item(&s, &it, &n);) {
         const char *eq = memchr(it, '=', n), *key = it, *v = eq ? eq + 1 : it;
@@ -1021,11 +986,11 @@ static sd_status ll_stat_parse(const ctx *cx, size_t ln, const char *s, ll_stat 
         seen |= (unsigned)span_is(key, kn, "#gen drafts") | (unsigned)span_is(key, kn, "#acc drafts") << 1 |
                 (unsigned)span_is(key, kn, "#gen tokens") << 2 | (unsigned)span_is(key, kn, "#acc tokens") << 3;
         if (!ll_stat_field(key, kn, v, vn, o))
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line: cannot read '%.*s'", cx->path, ln,
-                           (int)n, it);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line: cannot read '%.*s'", cx->path, ln,
+                                  (int)n, it);
     }
     if (seen != 15)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line without #gen drafts, #acc drafts, "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line without #gen drafts, #acc drafts, "
                                            "#gen tokens and #acc tokens", cx->path, ln);
     return rates_fall(cx, ln, o->r, o->k);
 }
@@ -1050,7 +1015,7 @@ static sd_status ll_stat_add(const ctx *cx, ll_log *lg, const ll_stat *o)
         size_t cap = lg->capstat ? 2 * lg->capstat : 16;
         ll_stat *ns = realloc(lg->stat, cap * sizeof *ns);
         if (ns == NULL)
-            return sd_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
+            return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
         lg->stat = ns, lg->capstat = cap;
     }
     if (i < lg->nfin + lg->nlast) { /* a restart: the old line becomes a final, the new one the latest */
@@ -1071,7 +1036,7 @@ static sd_status ll_push_req(const ctx *cx, ll_log *lg, const ll_req *o)
         size_t cap = lg->capreq ? 2 * lg->capreq : 64;
         ll_req *nr = realloc(lg->req, cap * sizeof *nr);
         if (nr == NULL)
-            return sd_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
+            return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
         lg->req = nr, lg->capreq = cap;
     }
     lg->req[lg->nreq++] = *o;
@@ -1094,11 +1059,11 @@ static sd_status ll_scan(const ctx *cx, const text *t, ll_log *lg)
             size_t vn = strlen(v);
             trim(&v, &vn);
             if (o == NULL || o->has_r)
-                st = sd_fail(cx->err, SD_EINVAL, "%s:%zu: 'acc per pos' without its 'draft acceptance' line", cx->path,
-                             i + 1);
+                st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: 'acc per pos' without its 'draft acceptance' line", cx->path,
+                                    i + 1);
             else if (!paren_rates(v, vn, o->r, &o->k, &o->hr))
-                st = sd_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'acc per pos' line: cannot read '%s'", cx->path,
-                             i + 1, v);
+                st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'acc per pos' line: cannot read '%s'", cx->path,
+                                    i + 1, v);
             else
                 o->has_r = 1, st = rates_fall(cx, i + 1, o->r, o->k);
         } else if (kind == LL_STAT) {
@@ -1119,18 +1084,18 @@ static sd_status ll_group(const ctx *cx, size_t ln, const dv_in *in, size_t kfix
     dv_out o;
     int rc = dv_solve(in, &o);
     if (rc != DV_OK)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: no whole number of drafts reproduces the %llu accepted and %llu "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: no whole number of drafts reproduces the %llu accepted and %llu "
                                            "generated tokens, the mean length and the rates as printed",
-                       cx->path, ln, (unsigned long long)in->A, (unsigned long long)in->D);
+                              cx->path, ln, (unsigned long long)in->A, (unsigned long long)in->D);
     size_t g = kfixed ? kfixed : (size_t)((in->D + o.n - 1) / o.n);
     g = in->k > g ? in->k : g;
     if (g > MAXG)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu generated tokens in %llu drafts: gamma beyond %d", cx->path, ln,
-                       (unsigned long long)in->D, (unsigned long long)o.n, MAXG);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu generated tokens in %llu drafts: gamma beyond %d", cx->path, ln,
+                              (unsigned long long)in->D, (unsigned long long)o.n, MAXG);
     if (!fill_reached(o.n, in->D, o.c, in->k, g, reached))
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu generated tokens cannot make %llu drafts of at most %zu tokens "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu generated tokens cannot make %llu drafts of at most %zu tokens "
                                            "with the accepted counts printed",
-                       cx->path, ln, (unsigned long long)in->D, (unsigned long long)o.n, g);
+                              cx->path, ln, (unsigned long long)in->D, (unsigned long long)o.n, g);
     *gamma = g > *gamma ? g : *gamma;
     *shorter |= (double)in->D < (double)o.n * (double)g;
     acc_add(s, in, &o);
@@ -1143,8 +1108,8 @@ static sd_status ll_use_requests(const ctx *cx, const ll_log *lg, acc_sum *s, do
     for (size_t i = 0; i < lg->nreq; i++) {
         const ll_req *q = &lg->req[i];
         if (q->k > 0 && cx->opt->gamma && q->k != cx->opt->gamma)
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
-                           cx->path, q->line, cx->opt->gamma, q->k);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
+                                  cx->path, q->line, cx->opt->gamma, q->k);
         dv_in in = { .A = q->A, .D = q->G, .has_x = q->has_L, .x = q->L - 1.0, .hx = q->hL, .k = q->k, .r = q->r,
                      .hr = q->hr, .kmax = q->k ? q->k : cx->opt->gamma, .c0 = -1 };
         sd_status st = ll_group(cx, q->line, &in, in.kmax, s, reached, gamma, shorter);
@@ -1163,14 +1128,14 @@ static sd_status ll_use_stats(const ctx *cx, const ll_log *lg, acc_sum *s, doubl
         if (n == 0)
             continue; /* the implementation never had a draft verified */
         if (f->acc_drafts > n || f->acc_tokens > f->gen_tokens || f->gen_tokens < n)
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %llu drafts, %llu accepted drafts, %llu generated and %llu "
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu drafts, %llu accepted drafts, %llu generated and %llu "
                                                "accepted tokens: expected accepted drafts <= drafts <= generated "
                                                "tokens, accepted <= generated tokens",
-                           cx->path, f->line, (unsigned long long)n, (unsigned long long)f->acc_drafts,
-                           (unsigned long long)f->gen_tokens, (unsigned long long)f->acc_tokens);
+                                  cx->path, f->line, (unsigned long long)n, (unsigned long long)f->acc_drafts,
+                                  (unsigned long long)f->gen_tokens, (unsigned long long)f->acc_tokens);
         if (cx->opt->gamma && f->k > cx->opt->gamma)
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
-                           cx->path, f->line, cx->opt->gamma, f->k);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the line has %zu per-position rates",
+                                  cx->path, f->line, cx->opt->gamma, f->k);
         dv_in in = { .A = f->acc_tokens, .D = f->gen_tokens, .has_x = f->has_mean, .x = f->mean - 1.0, .hx = f->hmean,
                      .k = f->k, .r = f->r, .hr = f->hr, .n_fixed = n, .c0 = f->k ? (int64_t)f->acc_drafts : -1 };
         sd_status st = ll_group(cx, f->line, &in, cx->opt->gamma, s, reached, gamma, shorter);
@@ -1178,7 +1143,7 @@ static sd_status ll_use_stats(const ctx *cx, const ll_log *lg, acc_sum *s, doubl
             return st;
     }
     if (s->lines == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: the llama.cpp 'statistics' lines count no verified draft", cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: the llama.cpp 'statistics' lines count no verified draft", cx->path);
     return SD_OK;
 }
 
@@ -1229,11 +1194,11 @@ static sd_status read_llama(const ctx *cx, const text *t, sd_counts *c)
     else if (st == SD_OK && lg.nfin > 0)
         from_stats = 1, st = ll_use_stats(cx, &lg, &s, reached, &gamma, &shorter);
     else if (st == SD_OK && lg.nreq > 0)
-        st = sd_fail(cx->err, SD_EINVAL, "%s:%zu: this llama.cpp line gives no mean acceptance length, so its number "
+        st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: this llama.cpp line gives no mean acceptance length, so its number "
                                          "of drafts is unknown (llama-server -v adds 'statistics' lines that count them)",
-                     cx->path, lg.req[bad].line);
+                            cx->path, lg.req[bad].line);
     else if (st == SD_OK)
-        st = sd_fail(cx->err, SD_EINVAL, "%s: no llama.cpp 'draft acceptance' or 'statistics' line", cx->path);
+        st = sd_status_fail(cx->err, SD_EINVAL, "%s: no llama.cpp 'draft acceptance' or 'statistics' line", cx->path);
     if (st == SD_OK) {
         c->gamma = gamma;
         c->drafts = s.drafts, c->draft_tokens = s.D, c->accepted_tokens = s.A;
@@ -1312,7 +1277,7 @@ static int counter_of(const char *name, size_t n)
 
 static sd_status p_bad(const pctx *pc, const char *what)
 {
-    return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: malformed exposition line: %s", pc->path, pc->line, what);
+    return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: malformed exposition line: %s", pc->path, pc->line, what);
 }
 
 static int ident_char(char ch, int first, int metric)
@@ -1483,16 +1448,16 @@ static sd_status p_labels_check(const pctx *pc, int c, const plabel *lb, size_t 
             continue;
         uint64_t p;
         if (!parse_count(lb[i].val, lb[i].vn, &p) || (lb[i].vn > 1 && lb[i].val[0] == '0'))
-            return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the position label is not a whole number", pc->path,
-                           pc->line, COUNTERS[c].name);
+            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the position label is not a whole number", pc->path,
+                                  pc->line, COUNTERS[c].name);
         if (p >= MAXG)
-            return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: position %llu: gamma beyond %d", pc->path, pc->line,
-                           COUNTERS[c].name, (unsigned long long)p, MAXG);
+            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: position %llu: gamma beyond %d", pc->path, pc->line,
+                                  COUNTERS[c].name, (unsigned long long)p, MAXG);
         *pos = (int)p, *at = i;
     }
     if (c == C_PER_POS && *pos < 0)
-        return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s without a position label", pc->path, pc->line,
-                       COUNTERS[c].name);
+        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s without a position label", pc->path, pc->line,
+                              COUNTERS[c].name);
     return SD_OK;
 }
 
@@ -1504,30 +1469,30 @@ static sd_status p_keep(pctx *pc, int c, const plabel *lb, size_t n, double x, c
     if (n > PLABELS)
         return p_bad(pc, "more than 64 labels on a speculative-decoding counter");
     if (!(x >= 0.0 && x <= COUNT_MAX && floor(x) >= x))
-        return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: %.*s is not a whole count in [0, 2^53]", pc->path,
-                       pc->line, COUNTERS[c].name, (int)vn, v);
+        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: %.*s is not a whole count in [0, 2^53]", pc->path,
+                              pc->line, COUNTERS[c].name, (int)vn, v);
     sd_status st = p_labels_check(pc, c, lb, n, &pos, &at, &selected);
     if (st != SD_OK || !selected)
         return st;
     pscrape *sc = pc->out;
     if (sc->n == SERIES_MAX)
-        return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: more than %d speculative-decoding series", pc->path, pc->line,
-                       SERIES_MAX);
+        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: more than %d speculative-decoding series", pc->path, pc->line,
+                              SERIES_MAX);
     char *key = p_key(lb, n, at);
     if (key == NULL)
-        return sd_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
+        return sd_status_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
     for (size_t i = 0; i < sc->n; i++)
         if (sc->s[i].counter == c && sc->s[i].pos == pos && strcmp(sc->s[i].key, key) == 0) {
             free(key);
-            return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the same series again (first on line %zu)", pc->path,
-                           pc->line, COUNTERS[c].name, sc->s[i].line);
+            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the same series again (first on line %zu)", pc->path,
+                                  pc->line, COUNTERS[c].name, sc->s[i].line);
         }
     if (sc->n == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 32;
         pseries *ns = realloc(sc->s, cap * sizeof *ns);
         if (ns == NULL) {
             free(key);
-            return sd_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
+            return sd_status_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
         }
         sc->s = ns, sc->cap = cap;
     }
@@ -1595,8 +1560,8 @@ static sd_status p_comment(const pctx *pc, const char *s)
         return p_bad(pc, "# TYPE NAME counter|gauge|histogram|summary|untyped");
     int c = counter_of(name, nn);
     if (c >= 0 && !span_is(ty, tn, "counter") && !span_is(ty, tn, "untyped"))
-        return sd_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %.*s is declared a %.*s; vLLM's is a counter", pc->path,
-                       pc->line, (int)nn, name, (int)tn, ty);
+        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %.*s is declared a %.*s; vLLM's is a counter", pc->path,
+                              pc->line, (int)nn, name, (int)tn, ty);
     return SD_OK;
 }
 
@@ -1611,7 +1576,7 @@ static void pscrape_free(pscrape *sc)
 static sd_status p_scan(const ctx *cx, const char *path, const text *t, const psel *sel, pscrape *out)
 {
     pctx pc = { cx, path, 0, malloc(t->longest + 1), sel, out };
-    sd_status st = pc.scratch ? SD_OK : sd_fail(cx->err, SD_ENOMEM, "%s: out of memory", path);
+    sd_status st = pc.scratch ? SD_OK : sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", path);
     for (size_t i = 0; i < t->n && st == SD_OK; i++) {
         const char *s = skip_blank(t->line[i]);
         pc.line = i + 1;
@@ -1652,21 +1617,21 @@ static sd_status p_group_check(const ctx *cx, const pgroup *g, const pgroup *g0)
 {
     for (int c = 0; c < 3; c++)
         if (!g->have[c])
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} has no %s", cx->path, g->line, g->key,
-                           COUNTERS[c].name);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} has no %s", cx->path, g->line, g->key,
+                                  COUNTERS[c].name);
     if (g->mask == 0 || (g->mask & (g->mask + 1)) != 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: the %s series {%.120s} are not positions 0..k-1", cx->path,
-                       g->line, COUNTERS[C_PER_POS].name, g->key);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the %s series {%.120s} are not positions 0..k-1", cx->path,
+                              g->line, COUNTERS[C_PER_POS].name, g->key);
     if (g->mask != g0->mask)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} and {%.120s} have different numbers of positions",
-                       cx->path, g->line, g->key, g0->key);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} and {%.120s} have different numbers of positions",
+                              cx->path, g->line, g->key, g0->key);
     for (size_t i = 1; i < MAXG && (g->mask >> i & 1); i++)
         if (g->pos[i] > g->pos[i - 1])
-            return sd_fail(cx->err, SD_EINVAL,
-                           "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, a draft "
-                           "accepted through position %zu was accepted through %zu",
-                           cx->path, g->pline[i], COUNTERS[C_PER_POS].name, g->key, g->pos[i - 1], i - 1, g->pos[i], i,
-                           i, i - 1);
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, a draft "
+                                  "accepted through position %zu was accepted through %zu",
+                                  cx->path, g->pline[i], COUNTERS[C_PER_POS].name, g->key, g->pos[i - 1], i - 1, g->pos[i], i,
+                                  i, i - 1);
     return SD_OK;
 }
 
@@ -1698,10 +1663,10 @@ static sd_status p_missing(const ctx *cx, const pscrape *sc, const psel *sel)
     }
     if (*list == '\0')
         return SD_OK;
-    return sd_fail(cx->err, SD_EINVAL, "%s: missing counters%s%.*s%s%.*s: %s%s", cx->path, sel->name ? " with " : "",
-                   sel->name ? (int)sel->nn : 0, sel->name ? sel->name : "", sel->name ? "=" : "",
-                   sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "", list,
-                   sc->v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no drafts)" : "");
+    return sd_status_fail(cx->err, SD_EINVAL, "%s: missing counters%s%.*s%s%.*s: %s%s", cx->path, sel->name ? " with " : "",
+                          sel->name ? (int)sel->nn : 0, sel->name ? sel->name : "", sel->name ? "=" : "",
+                          sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "", list,
+                          sc->v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no drafts)" : "");
 }
 
 static sd_status p_build(const ctx *cx, const pscrape *sc, const psel *sel, sd_counts *c)
@@ -1710,7 +1675,7 @@ static sd_status p_build(const ctx *cx, const pscrape *sc, const psel *sel, sd_c
     pgroup *g = st == SD_OK ? calloc(sc->n, sizeof *g) : NULL;
     size_t ng = 0;
     if (st == SD_OK && g == NULL)
-        return sd_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
+        return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
     for (size_t i = 0; st == SD_OK && i < sc->n; i++) {
         const pseries *s = &sc->s[i];
         pgroup *gi = &g[p_group_of(g, &ng, s)];
@@ -1745,13 +1710,13 @@ static sd_status p_delta(const ctx *cx, pscrape *now, const pscrape *then, size_
                                strcmp(now->s[j].key, e->key) == 0))
             j++;
         if (j == now->n)
-            return sd_fail(cx->err, SD_EINVAL, "%s: %s{%.120s} (%s:%zu) is not in this scrape: restart?", cx->path,
-                           COUNTERS[e->counter].name, e->key, cx->opt->since, e->line);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: %s{%.120s} (%s:%zu) is not in this scrape: restart?", cx->path,
+                                  COUNTERS[e->counter].name, e->key, cx->opt->since, e->line);
         if (now->s[j].value < e->value)
-            return sd_fail(cx->err, SD_EINVAL,
-                           "%s:%zu: counter %s{%.120s} decreased between scrapes (%.0f at %s:%zu, %.0f here): restart?",
-                           cx->path, now->s[j].line, COUNTERS[e->counter].name, e->key, e->value, cx->opt->since,
-                           e->line, now->s[j].value);
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: counter %s{%.120s} decreased between scrapes (%.0f at %s:%zu, %.0f here): restart?",
+                                  cx->path, now->s[j].line, COUNTERS[e->counter].name, e->key, e->value, cx->opt->since,
+                                  e->line, now->s[j].value);
         now->s[j].value -= e->value;
         (*fresh)--;
     }
@@ -1765,13 +1730,13 @@ static sd_status p_select(const ctx *cx, psel *sel)
     if (s == NULL)
         return SD_OK;
     if (eq == NULL || eq == s)
-        return sd_fail(cx->err, SD_EINVAL, "%s: select '%s': expected label=value", cx->path, s);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': expected label=value", cx->path, s);
     sel->name = s, sel->nn = (size_t)(eq - s);
     sel->val = eq + 1, sel->vn = strlen(eq + 1);
     if (sel->vn >= 2 && sel->val[0] == '"' && sel->val[sel->vn - 1] == '"')
         sel->val++, sel->vn -= 2;
     if (span_is(sel->name, sel->nn, "position"))
-        return sd_fail(cx->err, SD_EINVAL, "%s: select '%s': the position label is not a series to select", cx->path, s);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': the position label is not a series to select", cx->path, s);
     return SD_OK;
 }
 
@@ -1843,21 +1808,21 @@ static sd_status tsv_columns(const ctx *cx, const sd_tsv *tv, size_t *col, size_
         if (slot == NULL && strncmp(n, "accepted_", 9) == 0 && parse_count(n + 9, strlen(n + 9), &i) && i >= 1 &&
             n[9] != '0') {
             if (i > MAXG)
-                return sd_fail(cx->err, SD_EINVAL, "%s: column %s: gamma beyond %d", cx->path, n, MAXG);
+                return sd_status_fail(cx->err, SD_EINVAL, "%s: column %s: gamma beyond %d", cx->path, n, MAXG);
             slot = &acc[i - 1], *G = (size_t)i > *G ? (size_t)i : *G;
         }
         if (slot == NULL || *slot != SIZE_MAX)
-            return sd_fail(cx->err, SD_EINVAL, "%s: column '%s' %s; expected gamma, drafts, accepted_1 .. accepted_G "
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: column '%s' %s; expected gamma, drafts, accepted_1 .. accepted_G "
                                                "and optionally draft_tokens, accepted_tokens",
-                           cx->path, n, slot ? "repeats" : "is unknown");
+                                  cx->path, n, slot ? "repeats" : "is unknown");
         *slot = j;
     }
     for (size_t i = 0; i < *G; i++)
         if (acc[i] == SIZE_MAX)
-            return sd_fail(cx->err, SD_EINVAL, "%s: no column accepted_%zu (there is accepted_%zu)", cx->path, i + 1, *G);
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: no column accepted_%zu (there is accepted_%zu)", cx->path, i + 1, *G);
     if (col[0] == SIZE_MAX || col[1] == SIZE_MAX || *G == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: the columns gamma, drafts and accepted_1 .. accepted_G are required",
-                       cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: the columns gamma, drafts and accepted_1 .. accepted_G are required",
+                              cx->path);
     return SD_OK;
 }
 
@@ -1875,21 +1840,21 @@ static sd_status tsv_row(const ctx *cx, const sd_tsv *tv, size_t r, const size_t
     if (st != SD_OK)
         return st;
     if ((size_t)g != G)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %.0f, but the columns are accepted_1 .. accepted_%zu", cx->path,
-                       ln, g, G);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %.0f, but the columns are accepted_1 .. accepted_%zu", cx->path,
+                              ln, g, G);
     for (size_t i = 0; i < G; i++)
         if (a[i] > (i ? a[i - 1] : n))
-            return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f exceeds %s %.0f: %s", cx->path, ln, tv->column[acc[i]],
-                           a[i], i ? tv->column[acc[i - 1]] : "drafts", i ? a[i - 1] : n,
-                           i ? "per-position counts cannot rise with position" : "impossible");
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f exceeds %s %.0f: %s", cx->path, ln, tv->column[acc[i]],
+                                  a[i], i ? tv->column[acc[i - 1]] : "drafts", i ? a[i - 1] : n,
+                                  i ? "per-position counts cannot rise with position" : "impossible");
     D = n * g, A = sum;
     if ((col[2] != SIZE_MAX && (st = tsv_num(cx, tv, r, col[2], COUNT_MAX, &D)) != SD_OK) ||
         (col[3] != SIZE_MAX && (st = tsv_num(cx, tv, r, col[3], COUNT_MAX, &A)) != SD_OK))
         return st;
     if (A < sum || A > sum || D > n * g || A > D)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: %.0f accepted and %.0f draft tokens: expected accepted = the sum of "
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %.0f accepted and %.0f draft tokens: expected accepted = the sum of "
                                            "accepted_i (%.0f) and accepted <= draft tokens <= drafts x gamma (%.0f)",
-                       cx->path, ln, A, D, sum, n * g);
+                              cx->path, ln, A, D, sum, n * g);
     c->drafts += n, c->draft_tokens += D, c->accepted_tokens += A;
     for (size_t i = 0; i < G; i++)
         c->accepted_at[i] += a[i];
@@ -1928,8 +1893,8 @@ static sd_status hist_row(const ctx *cx, const sd_tsv *tv, size_t r, const size_
     if (st != SD_OK)
         return st;
     if (a > (double)cx->opt->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s:%zu: accepted %.0f exceeds gamma %zu", cx->path, tv->row[r].line, a,
-                       cx->opt->gamma);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: accepted %.0f exceeds gamma %zu", cx->path, tv->row[r].line, a,
+                              cx->opt->gamma);
     c->drafts += n, c->accepted_tokens += a * n;
     for (size_t i = 0; i < (size_t)a; i++)
         c->accepted_at[i] += n;
@@ -1942,20 +1907,20 @@ static sd_status read_hist(const ctx *cx, const text *t, sd_counts *c)
     size_t col[2] = { SIZE_MAX, SIZE_MAX };
     (void)t;
     if (cx->opt->gamma == 0)
-        return sd_fail(cx->err, SD_EINVAL, "%s: a histogram of accepted tokens needs gamma (the draft length)", cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: a histogram of accepted tokens needs gamma (the draft length)", cx->path);
     sd_status st = sd_tsv_load(cx->path, 1, ROWS_MAX, &tv, cx->err);
     if (st != SD_OK)
         return st;
     for (size_t j = 0; st == SD_OK && j < tv.ncolumns; j++) {
         int k = strcmp(tv.column[j], "accepted") == 0 ? 0 : strcmp(tv.column[j], "count") == 0 ? 1 : -1;
         if (k < 0 || col[k] != SIZE_MAX)
-            st = sd_fail(cx->err, SD_EINVAL, "%s: column '%s' %s; expected accepted and count", cx->path,
-                         tv.column[j], k < 0 ? "is unknown" : "repeats");
+            st = sd_status_fail(cx->err, SD_EINVAL, "%s: column '%s' %s; expected accepted and count", cx->path,
+                                tv.column[j], k < 0 ? "is unknown" : "repeats");
         else
             col[k] = j;
     }
     if (st == SD_OK && (col[0] == SIZE_MAX || col[1] == SIZE_MAX))
-        st = sd_fail(cx->err, SD_EINVAL, "%s: the columns accepted and count are required", cx->path);
+        st = sd_status_fail(cx->err, SD_EINVAL, "%s: the columns accepted and count are required", cx->path);
     for (size_t r = 0; st == SD_OK && r < tv.nrows; r++)
         st = hist_row(cx, &tv, r, col, c);
     if (st == SD_OK) {
@@ -1981,35 +1946,35 @@ static sd_status invariants(const char *who, const sd_counts *c, int with_reache
 {
     size_t g = c->gamma;
     if (g < 1 || g > MAXG)
-        return sd_fail(err, SD_EINVAL, "%s: gamma %zu is outside [1, %d]", who, g, MAXG);
+        return sd_status_fail(err, SD_EINVAL, "%s: gamma %zu is outside [1, %d]", who, g, MAXG);
     const double v[3] = { c->drafts, c->draft_tokens, c->accepted_tokens };
     static const char *const vn[3] = { "drafts", "draft tokens", "accepted tokens" };
     for (int i = 0; i < 3; i++)
         if (!whole_count(v[i]))
-            return sd_fail(err, SD_EINVAL, "%s: %s %.17g is not a whole count in [0, 2^53]", who, vn[i], v[i]);
+            return sd_status_fail(err, SD_EINVAL, "%s: %s %.17g is not a whole count in [0, 2^53]", who, vn[i], v[i]);
     if (!(c->drafts >= 1.0))
-        return sd_fail(err, SD_EINVAL, "%s: zero drafts: nothing to fit", who);
+        return sd_status_fail(err, SD_EINVAL, "%s: zero drafts: nothing to fit", who);
     for (size_t i = 0; i < g; i++) {
         double a = c->accepted_at[i], r = with_reached ? c->reached[i] : c->drafts;
         if (!whole_count(a) || !whole_count(r))
-            return sd_fail(err, SD_EINVAL, "%s: position %zu: %.17g accepted, %.17g reached: not whole counts in [0, "
+            return sd_status_fail(err, SD_EINVAL, "%s: position %zu: %.17g accepted, %.17g reached: not whole counts in [0, "
                                            "2^53]", who, i + 1, a, r);
         if (a > (i ? c->accepted_at[i - 1] : c->drafts) || a > r || r > c->drafts ||
             (with_reached && i > 0 && r > c->reached[i - 1]))
-            return sd_fail(err, SD_EINVAL, "%s: position %zu: %.0f drafts accepted through it, %.0f reached it, of %.0f: "
+            return sd_status_fail(err, SD_EINVAL, "%s: position %zu: %.0f drafts accepted through it, %.0f reached it, of %.0f: "
                                            "counts cannot rise with position or exceed the drafts that reached it",
-                           who, i + 1, a, r, c->drafts);
+                                  who, i + 1, a, r, c->drafts);
     }
     if (c->accepted_tokens > c->draft_tokens || c->draft_tokens > c->drafts * (double)g)
-        return sd_fail(err, SD_EINVAL, "%s: %.0f accepted of %.0f draft tokens in %.0f drafts of at most %zu: expected "
+        return sd_status_fail(err, SD_EINVAL, "%s: %.0f accepted of %.0f draft tokens in %.0f drafts of at most %zu: expected "
                                        "accepted <= draft tokens <= drafts x gamma",
-                       who, c->accepted_tokens, c->draft_tokens, c->drafts, g);
+                              who, c->accepted_tokens, c->draft_tokens, c->drafts, g);
     double sum = 0.0;
     for (size_t i = 0; i < g; i++)
         sum += c->accepted_at[i];
     if (c->kind == SD_COUNTS_PREFIX && c->has_positions && fabs(sum - c->accepted_tokens) > 0.5)
-        return sd_fail(err, SD_EINVAL, "%s: %.0f accepted tokens, but the per-position counts sum to %.0f", who,
-                       c->accepted_tokens, sum);
+        return sd_status_fail(err, SD_EINVAL, "%s: %.0f accepted tokens, but the per-position counts sum to %.0f", who,
+                              c->accepted_tokens, sum);
     return SD_OK;
 }
 
@@ -2020,8 +1985,8 @@ static sd_status check_counts(const ctx *cx, sd_counts *c)
     if (!c->has_positions)
         memset(c->accepted_at, 0, sizeof c->accepted_at);
     if (cx->opt->gamma && c->gamma != cx->opt->gamma)
-        return sd_fail(cx->err, SD_EINVAL, "%s: gamma %zu was given, but the counts have %zu positions", cx->path,
-                       cx->opt->gamma, c->gamma);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: gamma %zu was given, but the counts have %zu positions", cx->path,
+                              cx->opt->gamma, c->gamma);
     return invariants(cx->path, c, 1, cx->err);
 }
 
@@ -2092,19 +2057,19 @@ static sd_status resolve_format(const ctx *cx, const text *t, int *f)
                 return *f = i, SD_OK;
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", FORMATS[i]);
         }
-        return sd_fail(cx->err, SD_EINVAL, "%s: unknown format '%s'; expected one of %s", cx->path, cx->opt->format,
-                       list);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: unknown format '%s'; expected one of %s", cx->path, cx->opt->format,
+                              list);
     }
     if ((*f = detect(t)) <= -2)
-        return sd_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s lines: name the format", cx->path,
-                       FORMATS[(-2 - *f) / 8], FORMATS[(-2 - *f) % 8]);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s lines: name the format", cx->path,
+                              FORMATS[(-2 - *f) / 8], FORMATS[(-2 - *f) % 8]);
     if (*f < 0)
-        return sd_fail(cx->err, SD_EINVAL,
-                       "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
-                       "vllm:spec_decode_* counters, vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' log lines, "
-                       "llama.cpp 'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, drafts, "
-                       "accepted_1 ... or accepted, count",
-                       cx->path);
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
+                              "vllm:spec_decode_* counters, vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' log lines, "
+                              "llama.cpp 'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, drafts, "
+                              "accepted_1 ... or accepted, count",
+                              cx->path);
     return SD_OK;
 }
 
@@ -2115,13 +2080,13 @@ sd_status sd_counts_load(const char *path, const sd_counts_options *opt, sd_coun
     text t;
     int f = -1;
     if (cx.opt->gamma > MAXG)
-        return sd_fail(err, SD_EINVAL, "%s: gamma %zu is beyond %d", path, cx.opt->gamma, MAXG);
+        return sd_status_fail(err, SD_EINVAL, "%s: gamma %zu is beyond %d", path, cx.opt->gamma, MAXG);
     sd_status st = text_read(path, &t, err);
     if (st != SD_OK)
         return st;
     if ((st = resolve_format(&cx, &t, &f)) == SD_OK && (cx.opt->select || cx.opt->since) && f != F_PROM)
-        st = sd_fail(err, SD_EINVAL, "%s: select and since apply to a Prometheus scrape, not to %s input", path,
-                     FORMATS[f]);
+        st = sd_status_fail(err, SD_EINVAL, "%s: select and since apply to a Prometheus scrape, not to %s input", path,
+                            FORMATS[f]);
     sd_counts c;
     memset(&c, 0, sizeof c);
     c.kind = SD_COUNTS_PREFIX;
@@ -2142,9 +2107,9 @@ sd_status sd_counts_load(const char *path, const sd_counts_options *opt, sd_coun
 sd_status sd_counts_write_prometheus(const sd_counts *c, FILE *out, sd_error *err)
 {
     if (c->kind != SD_COUNTS_PREFIX || !c->has_positions)
-        return sd_fail(err, SD_EINVAL, "counts: vLLM's counters hold prefix counts with positions; these are %s%s",
-                       c->kind != SD_COUNTS_PREFIX ? "of kind any" : "without positions",
-                       c->kind != SD_COUNTS_PREFIX && !c->has_positions ? " and without positions" : "");
+        return sd_status_fail(err, SD_EINVAL, "counts: vLLM's counters hold prefix counts with positions; these are %s%s",
+                              c->kind != SD_COUNTS_PREFIX ? "of kind any" : "without positions",
+                              c->kind != SD_COUNTS_PREFIX && !c->has_positions ? " and without positions" : "");
     sd_status st = invariants("counts", c, 0, err);
     if (st != SD_OK)
         return st;
@@ -2171,6 +2136,6 @@ sd_status sd_counts_write_prometheus(const sd_counts *c, FILE *out, sd_error *er
                 fprintf(out, "%s_total %.0f\n", COUNTERS[k].name, v[k]);
     }
     if (ferror(out))
-        return sd_fail(err, SD_EIO, "output: write error: %s", strerror(errno));
+        return sd_status_fail(err, SD_EIO, "output: write error: %s", strerror(errno));
     return SD_OK;
 }

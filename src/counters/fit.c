@@ -108,7 +108,7 @@ static sd_status fit_model(const sd_fit *f, sd_fit_model m, double *x, size_t n,
     gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, n);
     if (start == NULL || step == NULL || s == NULL) {
         gsl_vector_free(start), gsl_vector_free(step), gsl_multimin_fminimizer_free(s);
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
         gsl_vector_set(start, i, x[i]), gsl_vector_set(step, i, 0.5);
@@ -124,7 +124,7 @@ static sd_status fit_model(const sd_fit *f, sd_fit_model m, double *x, size_t n,
     *ll = -s->fval;
     gsl_vector_free(start), gsl_vector_free(step), gsl_multimin_fminimizer_free(s);
     if (status != GSL_SUCCESS && status != GSL_CONTINUE)
-        return sd_fail(err, SD_EFAIL, "fit: the %s model's simplex failed", MODEL_NAMES[m]);
+        return sd_status_fail(err, SD_EFAIL, "fit: the %s model's simplex failed", MODEL_NAMES[m]);
     return SD_OK;
 }
 
@@ -149,7 +149,7 @@ static sd_status closed_forms(const sd_counts *c, sd_fit *f, sd_error *err)
         }
     }
     if (!(f->trials > 0.0))
-        return sd_fail(err, SD_EINVAL, "counts: no draft position was ever tested");
+        return sd_status_fail(err, SD_EINVAL, "counts: no draft position was ever tested");
     f->alpha = f->accepted / f->trials;
     wilson(f->accepted, f->trials, &f->alpha_lo, &f->alpha_hi);
     f->ll_iid = f->ll_positions = 0.0;
@@ -191,9 +191,9 @@ static sd_status non_iid(sd_fit *f, sd_error *err)
 sd_status sd_fit_counts_from_engine(const sd_engine_stats *s, size_t gamma, sd_counts *out, sd_error *err)
 {
     if (gamma < 1 || gamma > SD_COUNTS_MAX_GAMMA || gamma > s->max_gamma)
-        return sd_fail(err, SD_EINVAL, "gamma: %zu is outside [1, %d] or beyond the run's", gamma, SD_COUNTS_MAX_GAMMA);
+        return sd_status_fail(err, SD_EINVAL, "gamma: %zu is outside [1, %d] or beyond the run's", gamma, SD_COUNTS_MAX_GAMMA);
     if (s->iterations == 0)
-        return sd_fail(err, SD_EINVAL, "stats: the run has no iteration");
+        return sd_status_fail(err, SD_EINVAL, "stats: the run has no iteration");
     sd_counts c = { .gamma = gamma, .drafts = (double)s->iterations, .draft_tokens = (double)s->draft_calls,
                     .accepted_tokens = (double)s->accepted, .has_positions = 1, .kind = SD_COUNTS_PREFIX };
     for (size_t i = 0; i < gamma; i++) /* drafts that verified position i + 1 and accepted it */
@@ -206,9 +206,9 @@ sd_status sd_fit_counts_from_engine(const sd_engine_stats *s, size_t gamma, sd_c
 sd_status sd_fit_counts(const sd_counts *c, double level, sd_fit *out, sd_error *err)
 {
     if (!(level > 0.0 && level < 1.0))
-        return sd_fail(err, SD_EINVAL, "level: %g is outside (0, 1)", level);
+        return sd_status_fail(err, SD_EINVAL, "level: %g is outside (0, 1)", level);
     if (c->gamma < 1 || c->gamma > SD_COUNTS_MAX_GAMMA)
-        return sd_fail(err, SD_EINVAL, "counts: gamma %zu is outside [1, %d]", c->gamma, SD_COUNTS_MAX_GAMMA);
+        return sd_status_fail(err, SD_EINVAL, "counts: gamma %zu is outside [1, %d]", c->gamma, SD_COUNTS_MAX_GAMMA);
     sd_fit f = { .level = level, .chosen = SD_FIT_IID, .non_iid = SD_FIT_IID };
     sd_status st = closed_forms(c, &f, err);
     if (st == SD_OK && f.has_positions && f.lr_dof > 0.0)
@@ -290,7 +290,7 @@ static sd_status bootstrap(const sd_counts *c, const sd_fit *f, const sd_fit_req
 {
     gsl_rng *r = sd_rng_stream(rq->seed, 0);
     if (r == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = SD_OK;
     for (size_t b = 0; b < rq->replicates && st == SD_OK; b++) {
         sd_counts cb;
@@ -326,7 +326,7 @@ static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_reque
 {
     double *boot = NULL;
     if (rq->replicates > 0 && (boot = malloc(rq->replicates * rq->gamma_max * sizeof *boot)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for %zu bootstrap replicates", rq->replicates);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu bootstrap replicates", rq->replicates);
     sd_status st = rq->replicates > 0 ? bootstrap(c, f, rq, boot, err) : SD_OK;
     for (size_t g = 1; g <= rq->gamma_max && st == SD_OK; g++) {
         prediction *q = &p[g - 1];
@@ -382,8 +382,8 @@ static sd_status predictions_table(const sd_fit *f, const prediction *p, size_t 
 static sd_status positions_table(const sd_fit *f, sd_table *t, sd_error *err)
 {
     if (!f->has_positions)
-        return sd_fail(err, SD_EINVAL, "report: these counts carry no per-position data (vLLM V0); use predictions "
-                       "or summary");
+        return sd_status_fail(err, SD_EINVAL, "report: these counts carry no per-position data (vLLM V0); use predictions "
+                              "or summary");
     double model[SD_COUNTS_MAX_GAMMA];
     fitted_positions(f, f->non_iid, f->gamma, model);
     sd_status st = SD_OK;
@@ -431,17 +431,17 @@ sd_status sd_fit_table(const sd_counts *c, const sd_fit *f, const sd_fit_request
                        sd_table **out, sd_error *err)
 {
     if (rq->gamma_max < 1 || rq->gamma_max > 4096)
-        return sd_fail(err, SD_EINVAL, "gamma_max: %zu is outside [1, 4096]", rq->gamma_max);
+        return sd_status_fail(err, SD_EINVAL, "gamma_max: %zu is outside [1, 4096]", rq->gamma_max);
     for (size_t g = 0; g < rq->gamma_max; g++)
         if (!(rq->cost[g] > 0.0 && isfinite(rq->cost[g])))
-            return sd_fail(err, SD_EINVAL, "cost: the cost of gamma %zu is %g; need a finite value > 0", g + 1,
-                           rq->cost[g]);
+            return sd_status_fail(err, SD_EINVAL, "cost: the cost of gamma %zu is %g; need a finite value > 0", g + 1,
+                                  rq->cost[g]);
     const char *const *cols = report == SD_FIT_REPORT_PREDICTIONS ? PREDICTION_COLS
                               : report == SD_FIT_REPORT_POSITIONS ? POSITION_COLS : SUMMARY_COLS;
     size_t ncols = report == SD_FIT_REPORT_SUMMARY ? sizeof SUMMARY_COLS / sizeof *SUMMARY_COLS : 9;
     prediction *p = calloc(rq->gamma_max, sizeof *p);
     sd_table *t = sd_table_alloc(ncols, cols);
-    sd_status st = p == NULL || t == NULL ? sd_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
+    sd_status st = p == NULL || t == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
     if (st == SD_OK && report != SD_FIT_REPORT_POSITIONS)
         st = predict(c, f, rq, p, err);
     if (st == SD_OK)

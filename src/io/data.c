@@ -68,14 +68,14 @@ sd_status sd_data_find(const char *dir, const char *name, char *path, size_t siz
     if (size > 0)
         path[0] = '\0';
     if (name == NULL || name[0] == '\0' || strchr(name, '/') != NULL)
-        return sd_fail(err, SD_EINVAL, "name: '%s' is not a plain data file name", name ? name : "(null)");
+        return sd_status_fail(err, SD_EINVAL, "name: '%s' is not a plain data file name", name ? name : "(null)");
     if (size == 0)
-        return sd_fail(err, SD_EINVAL, "size: 0 bytes cannot hold a path");
+        return sd_status_fail(err, SD_EINVAL, "size: 0 bytes cannot hold a path");
     const char *env = getenv("SPECDEC_DATA");
     if (dir != NULL && !is_dir(dir))
-        return sd_fail(err, SD_EINVAL, "data: '%s' is not a folder", dir);
+        return sd_status_fail(err, SD_EINVAL, "data: '%s' is not a folder", dir);
     if (env != NULL && env[0] != '\0' && !is_dir(env))
-        return sd_fail(err, SD_EINVAL, "SPECDEC_DATA: '%s' is not a folder", env);
+        return sd_status_fail(err, SD_EINVAL, "SPECDEC_DATA: '%s' is not a folder", env);
     char tree[PATH_MAX];
     int have_tree = 0;
     const char *where[2] = { NULL, NULL };
@@ -96,6 +96,6 @@ sd_status sd_data_find(const char *dir, const char *name, char *path, size_t siz
             return SD_OK;
         snprintf(looked + strlen(looked), sizeof looked - strlen(looked), "%s%s", looked[0] ? ", " : "", where[i]);
     }
-    return sd_fail(err, SD_EINVAL, "%s: no such data file in %s; give the folder with --data DIR or SPECDEC_DATA",
-                   name, looked[0] ? looked : "any data folder");
+    return sd_status_fail(err, SD_EINVAL, "%s: no such data file in %s; give the folder with --data DIR or SPECDEC_DATA",
+                          name, looked[0] ? looked : "any data folder");
 }

@@ -17,7 +17,7 @@ sd_status sd_format_parse(const char *name, sd_format *out, sd_error *err)
             return SD_OK;
         }
     }
-    return sd_fail(err, SD_EINVAL, "format: unknown format '%s'; expected one of %s", name, sd_format_names());
+    return sd_status_fail(err, SD_EINVAL, "format: unknown format '%s'; expected one of %s", name, sd_format_names());
 }
 
 /* Joined from the table, per thread. */
@@ -224,6 +224,6 @@ sd_status sd_format_write(const sd_table *t, sd_format fmt, FILE *out, sd_error 
     case SD_FORMAT_MARKDOWN: write_markdown(t, out); break;
     }
     if (fflush(out) != 0 || ferror(out))
-        return sd_fail(err, SD_EIO, "error writing the output");
+        return sd_status_fail(err, SD_EIO, "error writing the output");
     return SD_OK;
 }

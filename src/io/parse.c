@@ -61,20 +61,20 @@ static sd_status parse_raw(const char *s, size_t len, const sd_domain *dom, doub
                            sd_error *err)
 {
     if (len == 0)
-        return sd_fail(err, SD_EINVAL, "%s: empty value; expected a number", dom->name);
+        return sd_status_fail(err, SD_EINVAL, "%s: empty value; expected a number", dom->name);
     if (number_span(s) != len)
-        return sd_fail(err, SD_EINVAL, "%s: '%.*s' is not a number", dom->name, (int)len, s);
+        return sd_status_fail(err, SD_EINVAL, "%s: '%.*s' is not a number", dom->name, (int)len, s);
     char buf[128];
     if (len >= sizeof buf)
-        return sd_fail(err, SD_EINVAL, "%s: '%.20s...' is too long for a number", dom->name, s);
+        return sd_status_fail(err, SD_EINVAL, "%s: '%.20s...' is too long for a number", dom->name, s);
     memcpy(buf, s, len);
     buf[len] = '\0';
     errno = 0;
     double x = strtod(buf, NULL);
     if (errno == ERANGE && fabs(x) > 1.0)
-        return sd_fail(err, SD_EINVAL, "%s: '%s' overflows a double", dom->name, buf);
+        return sd_status_fail(err, SD_EINVAL, "%s: '%s' overflows a double", dom->name, buf);
     if (errno == ERANGE && !(fabs(x) > 0.0))
-        return sd_fail(err, SD_EINVAL, "%s: '%s' underflows a double", dom->name, buf);
+        return sd_status_fail(err, SD_EINVAL, "%s: '%s' underflows a double", dom->name, buf);
     *out = x;
     return SD_OK;
 }
@@ -101,11 +101,11 @@ static sd_status check_domain(double x, const char *text, size_t len, const sd_d
         text = shown, len = strlen(shown);
     }
     if (!(x >= dom->min && x <= dom->max))
-        return sd_fail(err, SD_EINVAL, "%s: %.*s is outside %s", dom->name, (int)len, text,
-                       sd_domain_describe(dom, range, sizeof range));
+        return sd_status_fail(err, SD_EINVAL, "%s: %.*s is outside %s", dom->name, (int)len, text,
+                              sd_domain_describe(dom, range, sizeof range));
     if (dom->whole && floor(x) < x)
-        return sd_fail(err, SD_EINVAL, "%s: %.*s is not a whole number; expected %s", dom->name, (int)len, text,
-                       sd_domain_describe(dom, range, sizeof range));
+        return sd_status_fail(err, SD_EINVAL, "%s: %.*s is not a whole number; expected %s", dom->name, (int)len, text,
+                              sd_domain_describe(dom, range, sizeof range));
     return SD_OK;
 }
 
@@ -123,12 +123,12 @@ sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, s
 static sd_status push(sd_list *l, size_t *cap, double x, const sd_domain *dom, sd_error *err)
 {
     if (l->n >= SD_LIST_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: list longer than %u items", dom->name, SD_LIST_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: list longer than %u items", dom->name, SD_LIST_MAX);
     if (l->n == *cap) {
         size_t ncap = *cap ? 2 * *cap : 16;
         double *nv = realloc(l->v, ncap * sizeof *nv);
         if (nv == NULL)
-            return sd_fail(err, SD_ENOMEM, "%s: out of memory", dom->name);
+            return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", dom->name);
         l->v = nv;
         *cap = ncap;
     }
@@ -156,8 +156,8 @@ static sd_status parse_item(const char *s, size_t len, const sd_domain *dom, sd_
     const char *step_s = c2 ? c2 + 1 : "1";
     size_t n3 = c2 ? rlen - n2 - 1 : 1;
     if (c2 && memchr(step_s, ':', n3))
-        return sd_fail(err, SD_EINVAL, "%s: range '%.*s' has more than three parts; expected start:stop[:step]",
-                       dom->name, (int)len, s);
+        return sd_status_fail(err, SD_EINVAL, "%s: range '%.*s' has more than three parts; expected start:stop[:step]",
+                              dom->name, (int)len, s);
 
     double a, b, step;
     sd_status st = parse_raw(s, n1, dom, &a, err);
@@ -168,19 +168,19 @@ static sd_status parse_item(const char *s, size_t len, const sd_domain *dom, sd_
     if (st != SD_OK)
         return st;
     if (!(step > 0.0))
-        return sd_fail(err, SD_EINVAL, "%s: range '%.*s' needs a step > 0", dom->name, (int)len, s);
+        return sd_status_fail(err, SD_EINVAL, "%s: range '%.*s' needs a step > 0", dom->name, (int)len, s);
     if (b < a)
-        return sd_fail(err, SD_EINVAL, "%s: range '%.*s' descends; write start:stop with start <= stop",
-                       dom->name, (int)len, s);
+        return sd_status_fail(err, SD_EINVAL, "%s: range '%.*s' descends; write start:stop with start <= stop",
+                              dom->name, (int)len, s);
     if ((st = check_domain(a, s, n1, dom, err)) != SD_OK || (st = check_domain(b, rest, n2, dom, err)) != SD_OK)
         return st;
     if (dom->whole && floor(step) < step)
-        return sd_fail(err, SD_EINVAL, "%s: range step %.*s is not a whole number", dom->name, (int)n3, step_s);
+        return sd_status_fail(err, SD_EINVAL, "%s: range step %.*s is not a whole number", dom->name, (int)n3, step_s);
 
     double count = floor((b - a) / step + 1e-9) + 1.0;
     if (count > SD_LIST_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: range '%.*s' has more than %u items", dom->name,
-                       (int)len, s, SD_LIST_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: range '%.*s' has more than %u items", dom->name,
+                              (int)len, s, SD_LIST_MAX);
     int da = decimals(s, n1), ds = decimals(step_s, n3);
     int digits = (da < 0 || ds < 0) ? -1 : (da > ds ? da : ds);
     for (size_t i = 0; i < (size_t)count; i++) {
@@ -208,7 +208,7 @@ sd_status sd_parse_list(const char *text, const sd_domain *dom, sd_list *out, sd
         const char *comma = strchr(s, ',');
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         if (len == 0) {
-            st = sd_fail(err, SD_EINVAL, "%s: empty item in list '%s'", dom->name, text);
+            st = sd_status_fail(err, SD_EINVAL, "%s: empty item in list '%s'", dom->name, text);
             break;
         }
         if ((st = parse_item(s, len, dom, &l, &cap, err)) != SD_OK)
@@ -252,7 +252,7 @@ static sd_status split(char *line, char ***fields, size_t *n, const char *path, 
         count += *p == '\t';
     char **f = calloc(count, sizeof *f);
     if (f == NULL)
-        return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", path);
     char *s = line;
     for (size_t i = 0; i < count; i++) {
         char *tab = strchr(s, '\t');
@@ -262,7 +262,7 @@ static sd_status split(char *line, char ***fields, size_t *n, const char *path, 
             for (size_t j = 0; j < i; j++)
                 free(f[j]);
             free(f);
-            return sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+            return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", path);
         }
         s = tab != NULL ? tab + 1 : s;
     }
@@ -283,7 +283,7 @@ sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out
     memset(out, 0, sizeof *out);
     FILE *fp = fopen(path, "r");
     if (fp == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
+        return sd_status_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0, rows_cap = 0, lineno = 0;
     sd_status st = SD_OK;
@@ -306,12 +306,12 @@ sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out
         }
         if (header && n != out->ncolumns) {
             free_fields(f, n);
-            st = sd_fail(err, SD_EINVAL, "%s:%zu: %zu fields; the header has %zu", path, lineno, n, out->ncolumns);
+            st = sd_status_fail(err, SD_EINVAL, "%s:%zu: %zu fields; the header has %zu", path, lineno, n, out->ncolumns);
             break;
         }
         if (out->nrows >= max_rows) {
             free_fields(f, n);
-            st = sd_fail(err, SD_EINVAL, "%s:%zu: more than %zu rows", path, lineno, max_rows);
+            st = sd_status_fail(err, SD_EINVAL, "%s:%zu: more than %zu rows", path, lineno, max_rows);
             break;
         }
         if (out->nrows == rows_cap) {
@@ -319,7 +319,7 @@ sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out
             sd_tsv_row *nr = realloc(out->row, ncap * sizeof *nr);
             if (nr == NULL) {
                 free_fields(f, n);
-                st = sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+                st = sd_status_fail(err, SD_ENOMEM, "%s: out of memory", path);
                 break;
             }
             out->row = nr;
@@ -328,9 +328,9 @@ sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out
         out->row[out->nrows++] = (sd_tsv_row){ f, n, lineno };
     }
     if (st == SD_OK && ferror(fp))
-        st = sd_fail(err, SD_EINVAL, "%s: read error: %s", path, strerror(errno));
+        st = sd_status_fail(err, SD_EINVAL, "%s: read error: %s", path, strerror(errno));
     if (st == SD_OK && header && out->column == NULL)
-        st = sd_fail(err, SD_EINVAL, "%s: no header line", path);
+        st = sd_status_fail(err, SD_EINVAL, "%s: no header line", path);
     free(line);
     fclose(fp);
     if (st != SD_OK)

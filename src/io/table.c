@@ -63,12 +63,12 @@ sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err)
 {
     for (size_t j = 0; j < t->ncols; j++)
         if (row[j].type == SD_CELL_REAL && isnan(row[j].v.r))
-            return sd_fail(err, SD_EFAIL, "internal error: NaN in column %s", t->names[j]);
+            return sd_status_fail(err, SD_EFAIL, "internal error: NaN in column %s", t->names[j]);
     if (t->nrows == t->cap) {
         size_t ncap = t->cap ? 2 * t->cap : 16;
         sd_cell *nc = realloc(t->cells, ncap * t->ncols * sizeof *nc);
         if (nc == NULL)
-            return sd_fail(err, SD_ENOMEM, "out of memory for %zu table rows", ncap);
+            return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu table rows", ncap);
         t->cells = nc;
         t->cap = ncap;
     }
@@ -79,7 +79,7 @@ sd_status sd_table_add(sd_table *t, const sd_cell *row, sd_error *err)
             for (size_t k = 0; k < j; k++)
                 if (dst[k].type == SD_CELL_TEXT)
                     free_text(dst[k].v.s);
-            return sd_fail(err, SD_ENOMEM, "out of memory for a table row");
+            return sd_status_fail(err, SD_ENOMEM, "out of memory for a table row");
         }
     }
     t->nrows++;
@@ -95,10 +95,10 @@ sd_status sd_table_note(sd_table *t, sd_error *err, const char *fmt, ...)
     va_end(ap);
     char **nn = realloc(t->notes, (t->nnotes + 1) * sizeof *nn);
     if (nn == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for a table note");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a table note");
     t->notes = nn;
     if ((t->notes[t->nnotes] = strdup(buf)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for a table note");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a table note");
     t->nnotes++;
     return SD_OK;
 }

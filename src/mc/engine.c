@@ -8,6 +8,7 @@
  */
 #include "specdec/engine.h"
 #include "internal.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -22,13 +23,6 @@
 
 #include "specdec/rng.h"
 #include "specdec/theory.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void sd_engine_stats_free(sd_engine_stats *s)
 {
@@ -75,8 +69,8 @@ static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab,
     if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || (outputs && !s->out_counts) ||
         !s->pos_counts || (moves && !s->moves)) {
         sd_engine_stats_free(s);
-        return sd_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
-                       contexts, vocab);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
+                              contexts, vocab);
     }
     return SD_OK;
 }
@@ -180,7 +174,7 @@ sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err)
     w->last = 0;
     if (w->ctx == NULL || w->draft == NULL || w->states == NULL || w->work == NULL) {
         sd_step_free(w);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-draft step", gamma);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu-draft step", gamma);
     }
     return SD_OK;
 }
@@ -410,8 +404,8 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
     w->sh->chunk_beta[k] = rec.beta_sum;
     return;
 no_token:
-    w->st = sd_fail(&w->err, SD_EFAIL, "engine: an iteration emitted no valid tokens (chunk %zu): the verification "
-                    "rule accepted more drafts than were made", k);
+    w->st = sd_status_fail(&w->err, SD_EFAIL, "engine: an iteration emitted no valid tokens (chunk %zu): the verification "
+                           "rule accepted more drafts than were made", k);
     atomic_store(&w->sh->failed, 1);
 }
 
@@ -422,7 +416,7 @@ static void run_pilot(worker *w)
     gsl_rng *r = gsl_rng_alloc(sd_rng_type());
     sd_step step;
     if (r == NULL)
-        w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in the engine");
+        w->st = sd_status_fail(&w->err, SD_ENOMEM, "out of memory in the engine");
     else if ((w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err)) == SD_OK) {
         run_chunk(w, 0, r, &step);
         sd_step_free(&step);
@@ -436,7 +430,7 @@ static void *work(void *arg)
     gsl_rng *r = gsl_rng_alloc(sd_rng_type());
     sd_step step;
     if (r == NULL)
-        w->st = sd_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
+        w->st = sd_status_fail(&w->err, SD_ENOMEM, "out of memory in an engine thread");
     else
         w->st = sd_step_init(&step, chain_max(w->sh->cfg), sd_model_vocab(w->sh->cfg->model), &w->err);
     int have_step = w->st == SD_OK;
@@ -469,9 +463,6 @@ sd_engine_config sd_engine_defaults(void)
                                .threads = 1, .drafts = 1, .threshold = 0.5, .gamma_max = 32 };
 }
 
-/* a * b, saturating at SIZE_MAX. */
-static size_t mul_sat(size_t a, size_t b) { return a != 0 && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
-static size_t add_sat(size_t a, size_t b) { return b > SIZE_MAX - a ? SIZE_MAX : a + b; }
 
 size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
 {
@@ -480,12 +471,15 @@ size_t sd_engine_bytes(const sd_engine_config *cfg, size_t nv, size_t nc)
     /* per thread: the output counters (contexts x vocab, unless skipped; the burn-in's
      * set has none), positions x vocab, the N histograms and the heuristic's moves, plus
      * the step's block workspace; a shard that does not own chunk 0 keeps the pilot's too */
-    size_t counts = add_sat(cfg->skip_outputs ? 0 : mul_sat(nc, nv), mul_sat(cfg->positions, nv));
-    size_t step = add_sat(mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)), mul_sat(g + 1, 64));
-    size_t moves = cfg->policy == SD_POLICY_HEURISTIC ? mul_sat(4 * SD_MOVE_BINS, add_sat(g, 1)) : 0;
-    size_t per_thread = add_sat(mul_sat(add_sat(add_sat(counts, 6 * (g + 2)), moves), sizeof(uint64_t)), step);
-    size_t multi = mul_sat(cfg->drafts > 1 ? nc + nv : nc, sizeof(double));
-    return add_sat(mul_sat(cfg->nshards > 1 ? nt + 1 : nt, per_thread), multi);
+    size_t counts = sd_util_add_sat(cfg->skip_outputs ? 0 : sd_util_mul_sat(nc, nv),
+                                    sd_util_mul_sat(cfg->positions, nv));
+    size_t step = sd_util_add_sat(sd_util_mul_sat(SD_BLOCK_WORK(g, 1) + 2 * nv, sizeof(double)),
+                                  sd_util_mul_sat(g + 1, 64));
+    size_t moves = cfg->policy == SD_POLICY_HEURISTIC ? sd_util_mul_sat(4 * SD_MOVE_BINS, sd_util_add_sat(g, 1)) : 0;
+    size_t words = sd_util_add_sat(sd_util_add_sat(counts, 6 * (g + 2)), moves);
+    size_t per_thread = sd_util_add_sat(sd_util_mul_sat(words, sizeof(uint64_t)), step);
+    size_t multi = sd_util_mul_sat(cfg->drafts > 1 ? nc + nv : nc, sizeof(double));
+    return sd_util_add_sat(sd_util_mul_sat(cfg->nshards > 1 ? nt + 1 : nt, per_thread), multi);
 }
 
 static void workers_free(worker *ws, unsigned nt)
@@ -502,23 +496,23 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
 {
     const sd_verifier *v = cfg->verifier;
     if (cfg->model == NULL || v == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: the engine needs a model and a verifier", cfg->model ? "verifier" : "model");
+        return sd_status_fail(err, SD_EINVAL, "%s: the engine needs a model and a verifier", cfg->model ? "verifier" : "model");
     if (cfg->policy == SD_POLICY_FIXED && cfg->gamma < 1)
-        return sd_fail(err, SD_EINVAL, "gamma: the engine needs gamma >= 1");
+        return sd_status_fail(err, SD_EINVAL, "gamma: the engine needs gamma >= 1");
     if (cfg->tokens < 1)
-        return sd_fail(err, SD_EINVAL, "tokens: need at least 1 token");
+        return sd_status_fail(err, SD_EINVAL, "tokens: need at least 1 token");
     if (cfg->positions > SD_POSITIONS_MAX)
-        return sd_fail(err, SD_EINVAL, "positions: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
+        return sd_status_fail(err, SD_EINVAL, "positions: at most %u positions can be histogrammed", SD_POSITIONS_MAX);
     if (cfg->policy == SD_POLICY_HEURISTIC && !(cfg->gamma_max >= cfg->gamma && cfg->gamma_max <= SD_ORACLE_MAX))
-        return sd_fail(err, SD_EINVAL, "gamma_max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
+        return sd_status_fail(err, SD_EINVAL, "gamma_max: %zu is outside [gamma, %u]", cfg->gamma_max, SD_ORACLE_MAX);
     if (cfg->policy == SD_POLICY_THRESHOLD && !(cfg->threshold >= 0.0 && cfg->threshold <= 1.0))
-        return sd_fail(err, SD_EINVAL, "threshold: %g is outside [0, 1]", cfg->threshold);
+        return sd_status_fail(err, SD_EINVAL, "threshold: %g is outside [0, 1]", cfg->threshold);
     if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || v != sd_verify_find("adjusted")))
-        return sd_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
+        return sd_status_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
     if (cfg->drafts > 64)
-        return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
     if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
-        return sd_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
+        return sd_status_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     return SD_OK;
 }
 
@@ -533,7 +527,7 @@ static sd_status multi_acceptances(const sd_engine_config *cfg, double **acc_k, 
     double *tmp = cfg->drafts > 1 ? malloc(nv * sizeof *tmp) : NULL, *acc = malloc(nc * sizeof *acc);
     if (acc == NULL || (cfg->drafts > 1 && tmp == NULL)) {
         free(acc), free(tmp);
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     }
     for (size_t c = 0; c < nc; c++) {
         const sd_context *ctx = sd_model_context(m, c);
@@ -552,7 +546,7 @@ static sd_status workers_alloc(const sd_engine_config *cfg, shared_run *sh, unsi
     size_t nv = sd_model_vocab(cfg->model), nc = sd_model_contexts(cfg->model);
     worker *ws = aligned_alloc(64, ((nt * sizeof *ws + 63) / 64) * 64);
     if (ws == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for %u engine threads", nt);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %u engine threads", nt);
     memset(ws, 0, nt * sizeof *ws);
     sd_status st = SD_OK;
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
@@ -603,7 +597,7 @@ static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker
     double want = ceil((double)cfg->tokens / (double)w0->stats.tokens);
     sh->nchunks = want < 1.0 ? 1 : want > 1e9 ? 1000000000u : (size_t)want;
     if ((sh->chunk_beta = calloc(sh->nchunks, sizeof *sh->chunk_beta)) == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh->nchunks);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu chunks", sh->nchunks);
     sh->chunk_beta[0] = pilot_beta;
     if (sh->shard == 0) { /* chunk 0 is ours and done: claims start at the next one */
         atomic_init(&sh->next_chunk, 1);
@@ -632,13 +626,13 @@ static sd_status run_workers(const sd_engine_config *cfg, shared_run *sh, worker
         if (pthread_create(&tid[started], NULL, work, &ws[started]) != 0)
             break;
     if (started == 0)
-        return sd_fail(err, SD_EFAIL, "threads: cannot start an engine thread");
+        return sd_status_fail(err, SD_EFAIL, "threads: cannot start an engine thread");
     /* Threads that could not start leave their chunks to the others. */
     size_t owned = owned_chunks(sh);
     while (cfg->progress != NULL && atomic_load(&sh->chunks_done) < owned && !atomic_load(&sh->failed)) {
         struct timespec pause = { 0, 100000000 };
         nanosleep(&pause, NULL);
-        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)owned, now_seconds() - t0);
+        cfg->progress(cfg->progress_arg, (double)atomic_load(&sh->chunks_done) / (double)owned, sd_util_seconds() - t0);
     }
     for (unsigned t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
@@ -666,8 +660,8 @@ static sd_status replay(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         t += s.ctx_tokens[i];
     if (!ok || n != s.tokens || t != s.tokens || it != s.iterations || s.iterations == 0) {
         sd_engine_stats_free(&s);
-        return sd_fail(err, SD_EINVAL, "replay: the statistics do not fit this run (their shape, or their counts "
-                       "do not add up): not what the engine records");
+        return sd_status_fail(err, SD_EINVAL, "replay: the statistics do not fit this run (their shape, or their counts "
+                              "do not add up): not what the engine records");
     }
     *out = s;
     return SD_OK;
@@ -697,7 +691,7 @@ static void collect(worker *ws, unsigned nt, shared_run *sh, sd_engine_stats *ou
 
 sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = sd_util_seconds();
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads > 256 ? 256 : cfg->threads;
     int sharded = cfg->nshards > 1;
     shared_run sh = { .cfg = cfg, .shard = sharded ? cfg->shard - 1 : 0, .nshards = sharded ? cfg->nshards : 1 };
@@ -725,7 +719,7 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
             got.chunk_beta[0] = pilot_beta;
             sd_engine_finish_alpha(&got);
         }
-        got.seconds = now_seconds() - t0;
+        got.seconds = sd_util_seconds() - t0;
     }
     if (st == SD_OK)
         *out = got;
@@ -743,8 +737,8 @@ sd_status sd_engine_stats_merge(sd_engine_stats *into, const sd_engine_stats *fr
     if (into->max_gamma != from->max_gamma || into->vocab != from->vocab || into->contexts != from->contexts ||
         into->positions != from->positions || (into->moves == NULL) != (from->moves == NULL) ||
         (into->out_counts == NULL) != (from->out_counts == NULL) || into->nchunks != from->nchunks)
-        return sd_fail(err, SD_EINVAL, "the statistics differ in shape (gamma, vocabulary, contexts, positions, "
-                       "counters or chunks): not parts of one run");
+        return sd_status_fail(err, SD_EINVAL, "the statistics differ in shape (gamma, vocabulary, contexts, positions, "
+                              "counters or chunks): not parts of one run");
     stats_merge(into, from);
     for (size_t k = 0; k < into->nchunks; k++)
         into->chunk_beta[k] += from->chunk_beta[k];
@@ -780,10 +774,10 @@ uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
             uint64_t a, b;
             memcpy(&a, &ctx->p[i], sizeof a);
             memcpy(&b, &ctx->q[i], sizeof b);
-            h = sd_mix64(h ^ a) ^ b;
+            h = sd_util_mix64(h ^ a) ^ b;
         }
     }
-    return sd_mix64(h);
+    return sd_util_mix64(h);
 }
 
 double sd_engine_mean_n(const sd_engine_stats *s)
@@ -844,7 +838,7 @@ sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd
     double *prob = malloc(nv * sizeof *prob), *emp = calloc(nv, sizeof *emp), *exp_ = calloc(nv, sizeof *exp_);
     if (prob == NULL || emp == NULL || exp_ == NULL) {
         free(prob), free(emp), free(exp_);
-        return sd_fail(err, SD_ENOMEM, "out of memory for the output test");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for the output test");
     }
     double stat = 0.0, dof = 0.0;
     for (size_t c = 0; c < s->contexts; c++) {
@@ -887,7 +881,7 @@ static sd_status top_quartiles(const sd_model *m, double *q3, sd_error *err)
     size_t nc = sd_model_contexts(m);
     double *top = malloc(nc * sizeof *top);
     if (top == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t c = 0; c < nc; c++)
         top[c] = sd_model_context(m, c)->q[sd_model_context(m, c)->argmax_q];
     gsl_sort(top, 1, nc);
@@ -913,7 +907,7 @@ sd_status sd_engine_policies(const sd_engine_config *base, double cost, const do
         return st;
     sd_table *t = sd_table_alloc(6, cols);
     if (t == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_engine_config ec = *base;
     ec.skip_outputs = 1; /* no output test here: no contexts x vocab counters */
     ec.policy = SD_POLICY_FIXED, ec.drafts = 1, ec.seq_tokens = 0, ec.positions = 0;
@@ -998,16 +992,16 @@ sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double
 {
     const sd_verifier *v = cfg->verifier;
     if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
-        return sd_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
-                       "deterministic-draft)");
+        return sd_status_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
+                              "deterministic-draft)");
     if (cfg->drafts < 1 || cfg->drafts > 64)
-        return sd_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
     if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))
-        return sd_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
+        return sd_status_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
     if (cfg->draws < 1)
-        return sd_fail(err, SD_EINVAL, "draws: need at least 1 draw");
+        return sd_status_fail(err, SD_EINVAL, "draws: need at least 1 draw");
     if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
-        return sd_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
+        return sd_status_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     const sd_context *c = sd_model_context(cfg->model, 0);
     size_t n = sd_model_vocab(cfg->model);
     sd_engine_stats rec = { 0 };
@@ -1018,12 +1012,12 @@ sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double
     size_t nblocks = (size_t)((cfg->draws - 1) / SD_SAMPLE_BLOCK + 1);
     if (work == NULL || r == NULL || stats_alloc(&rec, 0, n, 1, 0, 0, 1, NULL) != SD_OK ||
         (rec.chunk_beta = calloc(nblocks, sizeof *rec.chunk_beta)) == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
     else if (cfg->io != NULL && cfg->io->replay != NULL) {
         sd_engine_stats_free(&rec);
         if ((st = cfg->io->replay(cfg->io->arg, fingerprint, &rec, err)) == SD_OK &&
             (rec.vocab != n || rec.contexts != 1 || rec.out_counts == NULL))
-            st = sd_fail(err, SD_EINVAL, "replay: the statistics do not fit a vocabulary of %zu", n);
+            st = sd_status_fail(err, SD_EINVAL, "replay: the statistics do not fit a vocabulary of %zu", n);
     } else {
         rec.nchunks = nblocks;
         uint64_t *by_rank = rec.out_counts;

@@ -45,7 +45,7 @@ static sd_status stats_shape(sd_engine_stats *s, size_t max_gamma, size_t vocab,
             ok = (*a[i].field = calloc(a[i].n ? a[i].n : 1, sizeof(uint64_t))) != NULL;
     if (!ok) {
         sd_engine_stats_free(s);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a run's statistics");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a run's statistics");
     }
     return SD_OK;
 }
@@ -86,7 +86,7 @@ sd_status sd_partial_add_context(sd_partial *p, const char *text, sd_error *err)
         p->context = c;
     if (c == NULL || copy == NULL) {
         free(copy);
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     }
     p->context[p->ncontext++] = copy;
     return SD_OK;
@@ -96,7 +96,7 @@ sd_status sd_partial_add_run(sd_partial *p, uint64_t fingerprint, const sd_engin
 {
     sd_partial_run *r = realloc(p->runs, (p->nruns + 1) * sizeof *r);
     if (r == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     p->runs = r;
     sd_status st = stats_copy(&r[p->nruns].stats, s, err);
     if (st == SD_OK)
@@ -168,7 +168,7 @@ sd_status sd_partial_write(const sd_partial *p, FILE *out, sd_error *err)
     }
     fprintf(out, "end %zu\n", p->nruns);
     if (fflush(out) != 0 || ferror(out))
-        return sd_fail(err, SD_EIO, "cannot write the partial result: %s", strerror(errno ? errno : EIO));
+        return sd_status_fail(err, SD_EIO, "cannot write the partial result: %s", strerror(errno ? errno : EIO));
     return SD_OK;
 }
 
@@ -199,7 +199,7 @@ static int next_line(reader *r)
 
 static sd_status bad(reader *r, const char *what)
 {
-    return sd_fail(r->err, SD_EINVAL, "%s:%zu: %s", r->name, *r->line, what);
+    return sd_status_fail(r->err, SD_EINVAL, "%s:%zu: %s", r->name, *r->line, what);
 }
 
 /* A line that must come now: "KEY ..." -> the rest after "KEY ". */
@@ -208,7 +208,7 @@ static sd_status expect_line(reader *r, const char *key, char **rest)
     char what[96];
     if (!next_line(r)) {
         snprintf(what, sizeof what, "truncated: ends where a '%s' line should follow", key);
-        return sd_fail(r->err, SD_EINVAL, "%s: %s", r->name, what);
+        return sd_status_fail(r->err, SD_EINVAL, "%s: %s", r->name, what);
     }
     size_t k = strlen(key);
     if (strncmp(r->buf, key, k) != 0 || (r->buf[k] != ' ' && r->buf[k] != '\0')) {
@@ -364,7 +364,7 @@ sd_status sd_partial_read(FILE *in, const char *name, size_t *line, sd_partial *
     p.shard = (uint32_t)shard, p.nshards = (uint32_t)nshards;
     while (st == SD_OK) {
         if (!next_line(&r)) {
-            st = sd_fail(err, SD_EINVAL, "%s: truncated: no 'end' line", name);
+            st = sd_status_fail(err, SD_EINVAL, "%s: truncated: no 'end' line", name);
             break;
         }
         if (strncmp(r.buf, "context ", 8) == 0)
@@ -406,36 +406,36 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
                            sd_error *err)
 {
     if (n == 0)
-        return sd_fail(err, SD_EINVAL, "merge: no partial results");
+        return sd_status_fail(err, SD_EINVAL, "merge: no partial results");
     uint32_t N = parts[0].nshards;
     for (size_t i = 1; i < n; i++) {
         if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != N || parts[i].nruns != parts[0].nruns)
-            return sd_fail(err, SD_EINVAL, "%s: a part of another job than %s (its command, shard count or runs "
-                           "differ)", names[i], names[0]);
+            return sd_status_fail(err, SD_EINVAL, "%s: a part of another job than %s (its command, shard count or runs "
+                                  "differ)", names[i], names[0]);
         for (size_t r = 0; r < parts[0].nruns; r++)
             if (parts[i].runs[r].fingerprint != parts[0].runs[r].fingerprint)
-                return sd_fail(err, SD_EINVAL, "%s: run %zu differs from %s's (another configuration, seed or "
-                               "model): a part of another job", names[i], r + 1, names[0]);
+                return sd_status_fail(err, SD_EINVAL, "%s: run %zu differs from %s's (another configuration, seed or "
+                                      "model): a part of another job", names[i], r + 1, names[0]);
     }
     const char **owner = calloc(N, sizeof *owner);
     if (owner == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = SD_OK;
     for (size_t i = 0; i < n && st == SD_OK; i++) {
         if (!(parts[i].shard >= 1 && parts[i].shard <= N)) {
-            st = sd_fail(err, SD_EINVAL, "%s: shard %" PRIu32 " of %" PRIu32 " does not exist", names[i],
-                         parts[i].shard, N);
+            st = sd_status_fail(err, SD_EINVAL, "%s: shard %" PRIu32 " of %" PRIu32 " does not exist", names[i],
+                                parts[i].shard, N);
             break;
         }
         uint32_t s = parts[i].shard - 1;
         if (owner[s] != NULL)
-            st = sd_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is given twice (%s and %s)", s + 1, N,
-                         owner[s], names[i]);
+            st = sd_status_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is given twice (%s and %s)", s + 1, N,
+                                owner[s], names[i]);
         owner[s] = names[i];
     }
     for (uint32_t s = 0; s < N && st == SD_OK; s++)
         if (owner[s] == NULL)
-            st = sd_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is missing", s + 1, N);
+            st = sd_status_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is missing", s + 1, N);
     free(owner);
     sd_partial m = sd_partial_init(1, 1);
     for (size_t i = 0; i < parts[0].ncontext && st == SD_OK; i++)
@@ -447,7 +447,7 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
             if ((st = sd_engine_stats_merge(&m.runs[r].stats, &parts[i].runs[r].stats, err)) != SD_OK) {
                 char msg[sizeof err->msg];
                 snprintf(msg, sizeof msg, "%s", err->msg);
-                st = sd_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
+                st = sd_status_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
             }
     }
     if (st != SD_OK) {

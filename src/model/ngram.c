@@ -12,13 +12,14 @@
  */
 #include "specdec/ngram.h"
 #include "internal.h"
+#include "common/file.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_sort_ulong.h>
@@ -43,13 +44,6 @@ struct sd_ngram {
     level lv[SD_NGRAM_ORDER_MAX + 1]; /* lv[k]: k-grams, k = 1..order; lv[0] unused */
     size_t first[SD_NGRAM_ORDER_MAX]; /* contexts of history length l start at first[l] */
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 void sd_ngram_free(sd_ngram *g)
 {
@@ -113,7 +107,7 @@ static sd_status count_level(sd_ngram *g, size_t k, key_t_ *scratch, sd_error *e
     lv->raw = calloc(n, sizeof *lv->raw);
     lv->cont = calloc(n, sizeof *lv->cont);
     if (lv->key == NULL || lv->raw == NULL || lv->cont == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory counting %zu-grams", k);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory counting %zu-grams", k);
     lv->n = 0;
     for (size_t i = 0; i < L; i++) {
         if (i == 0 || scratch[i] != scratch[i - 1])
@@ -161,7 +155,7 @@ static sd_status build_bank(sd_model *m, sd_ngram *g, const sd_sampling *target,
     size_t *idx = malloc(v * sizeof *idx);
     sd_status st = SD_OK;
     if (P == NULL || Q == NULL || uniform == NULL || w == NULL || idx == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory for %zu contexts of %zu tokens", nctx, v);
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu contexts of %zu tokens", nctx, v);
     for (size_t t = 0; st == SD_OK && t < v; t++)
         uniform[t] = 1.0 / (double)v;
     for (size_t l = 0; st == SD_OK && l < N; l++) {
@@ -203,20 +197,20 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
                          const sd_sampling *target, const sd_sampling *draft, const char *name, sd_model **out,
                          sd_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = sd_util_seconds();
     if (order < 1 || order > SD_NGRAM_ORDER_MAX)
-        return sd_fail(err, SD_EINVAL, "order: %zu is outside [1, %d]", order, SD_NGRAM_ORDER_MAX);
+        return sd_status_fail(err, SD_EINVAL, "order: %zu is outside [1, %d]", order, SD_NGRAM_ORDER_MAX);
     if (draft_order < 1 || draft_order > order)
-        return sd_fail(err, SD_EINVAL, "draft_order: %zu is outside [1, %zu] (the target's order)", draft_order, order);
+        return sd_status_fail(err, SD_EINVAL, "draft_order: %zu is outside [1, %zu] (the target's order)", draft_order, order);
     if (len < 2 || len > SD_NGRAM_CORPUS_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: %zu bytes; a corpus needs 2 to %zu", name, len, SD_NGRAM_CORPUS_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu bytes; a corpus needs 2 to %zu", name, len, SD_NGRAM_CORPUS_MAX);
     sd_model *m = calloc(1, sizeof *m);
     sd_ngram *g = calloc(1, sizeof *g);
     key_t_ *scratch = malloc(len * sizeof *scratch);
     sd_status st = SD_OK;
     if (m == NULL || g == NULL || scratch == NULL || (g->text = malloc(len * sizeof *g->text)) == NULL) {
         free(m), free(scratch), sd_ngram_free(g);
-        return sd_fail(err, SD_ENOMEM, "%s: out of memory for a %zu-byte corpus", name, len);
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for a %zu-byte corpus", name, len);
     }
     int tok[256];
     size_t v = 0;
@@ -244,7 +238,7 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
         m->vocab = v, m->ncontexts = nctx, m->history = order - 1, m->family = SD_FAMILY_NGRAM;
         m->regime = SD_REGIME_CONSTANT, m->ngram = g;
         if ((m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL)
-            st = sd_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
+            st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
         else
             st = build_bank(m, g, target, draft, err);
     }
@@ -259,7 +253,7 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
         tables += g->lv[k].n * (sizeof(key_t_) + 2 * sizeof(uint32_t));
     m->bytes = sizeof *m + sizeof *g + tables +
                m->ncontexts * (sizeof(sd_context) + v * (5 * sizeof(double) + sizeof(uint32_t)) + 3 * sizeof(double));
-    m->build_seconds = now_seconds() - t0;
+    m->build_seconds = sd_util_seconds() - t0;
     *out = m;
     return SD_OK;
 }
@@ -267,19 +261,12 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
 sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
                               const sd_sampling *draft, sd_model **out, sd_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char *buf = malloc(SD_NGRAM_CORPUS_MAX + 1);
-    size_t len = buf ? fread(buf, 1, SD_NGRAM_CORPUS_MAX + 1, f) : 0;
-    sd_status st = SD_OK;
-    if (buf == NULL)
-        st = sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-    else if (ferror(f))
-        st = sd_fail(err, SD_EINVAL, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
-    if (st == SD_OK)
-        st = sd_model_ngram(buf, len, order, draft_order, target, draft, path, out, err);
+    char *buf;
+    size_t len;
+    sd_status st = sd_file_read(path, SD_NGRAM_CORPUS_MAX, &buf, &len, err);
+    if (st != SD_OK)
+        return st;
+    st = sd_model_ngram((const unsigned char *)buf, len, order, draft_order, target, draft, path, out, err);
     free(buf);
     return st;
 }
@@ -335,7 +322,7 @@ sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size
 {
     gsl_rng *r = gsl_rng_alloc(sd_rng_type());
     if (r == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for a random stream");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a random stream");
     sd_prefix s;
     for (size_t i = 0; i < n; i++) {
         if (i % PATH_SEGMENT == 0) { /* a fresh sequence, as the engine's chunks start */

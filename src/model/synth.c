@@ -7,13 +7,13 @@
  */
 #include "specdec/synth.h"
 #include "internal.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
@@ -50,13 +50,6 @@ sd_synth_config sd_synth_defaults(void)
                               .regime = SD_REGIME_CONSTANT, .concentration = 20.0, .alpha_easy = 0.95,
                               .alpha_hard = 0.3, .stay = 0.9, .contexts = 0, .history = 2, .seed = 20261129,
                               .threads = 1 };
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- one context ---------------------------------------------------------- */
@@ -216,7 +209,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
     uint32_t *token = malloc(v * sizeof *token);
     if (p == NULL || q == NULL || token == NULL) {
         free(p), free(q), free(token);
-        return sd_fail(err, SD_ENOMEM, "out of memory building context %zu (vocab %zu)", ci, v);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory building context %zu (vocab %zu)", ci, v);
     }
     family_draw(cfg, r, s, s->b);
     to_rank_space(s->b, v, s, p, token);
@@ -226,9 +219,9 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
         if (isnan(a)) {
             double p_min = p[v - 1];
             free(p), free(q), free(token);
-            return sd_fail(err, SD_EINVAL, "concentration: Beta(%g, %g) has no mass above %.6g, the least "
-                           "acceptance this %s target reaches at vocab %zu", cfg->alpha * cfg->concentration,
-                           (1.0 - cfg->alpha) * cfg->concentration, p_min, sd_family_name(cfg->family), v);
+            return sd_status_fail(err, SD_EINVAL, "concentration: Beta(%g, %g) has no mass above %.6g, the least "
+                                  "acceptance this %s target reaches at vocab %zu", cfg->alpha * cfg->concentration,
+                                  (1.0 - cfg->alpha) * cfg->concentration, p_min, sd_family_name(cfg->family), v);
         }
         reference_draw(cfg, r, s, s->a);
         double tv = sd_dist_tv(p, s->a, v);
@@ -239,9 +232,9 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
         }
         if (a < 1.0 - tv || (tv <= 0.0 && a < 1.0)) {
             free(p), free(q), free(token);
-            return sd_fail(err, SD_EINVAL, "alpha: acceptance %g is below %.6g, the least this %s target "
-                           "reaches (its smallest probability) at vocab %zu", a, 1.0 - tv,
-                           sd_family_name(cfg->family), v);
+            return sd_status_fail(err, SD_EINVAL, "alpha: acceptance %g is below %.6g, the least this %s target "
+                                  "reaches (its smallest probability) at vocab %zu", a, 1.0 - tv,
+                                  sd_family_name(cfg->family), v);
         }
         double lambda = tv > 0.0 ? (1.0 - a) / tv : 0.0;
         for (size_t k = 0; k < v; k++)
@@ -282,7 +275,7 @@ static void *build_worker(void *arg)
     gsl_rng *r = gsl_rng_alloc(sd_rng_type());
     j->st = SD_OK;
     if (s.a == NULL || s.b == NULL || s.idx == NULL || s.perm == NULL || r == NULL)
-        j->st = sd_fail(&j->err, SD_ENOMEM, "out of memory building the context bank");
+        j->st = sd_status_fail(&j->err, SD_ENOMEM, "out of memory building the context bank");
     for (size_t c = j->first; j->st == SD_OK && c < j->m->ncontexts; c += j->step) {
         sd_rng_reseed(r, j->cfg->seed, BANK_STREAM + c);
         j->st = build_context(j->cfg, c, j->m->ncontexts, r, &s, &j->m->ctx[c], &j->err);
@@ -295,23 +288,23 @@ static void *build_worker(void *arg)
 static sd_status check_config(const sd_synth_config *cfg, size_t nctx, sd_error *err)
 {
     if (cfg->vocab < 1 || cfg->vocab > SD_VOCAB_MAX)
-        return sd_fail(err, SD_EINVAL, "vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
+        return sd_status_fail(err, SD_EINVAL, "vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
     if (cfg->family == SD_FAMILY_FILE || cfg->family == SD_FAMILY_NGRAM)
-        return sd_fail(err, SD_EINVAL, "family: %s models come from %s, not sd_model_synth",
-                       sd_family_name(cfg->family), cfg->family == SD_FAMILY_FILE ? "sd_model_rows" : "sd_model_ngram");
+        return sd_status_fail(err, SD_EINVAL, "family: %s models come from %s, not sd_model_synth",
+                              sd_family_name(cfg->family), cfg->family == SD_FAMILY_FILE ? "sd_model_rows" : "sd_model_ngram");
     if (cfg->history > SD_HISTORY_MAX)
-        return sd_fail(err, SD_EINVAL, "history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
+        return sd_status_fail(err, SD_EINVAL, "history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
     if (cfg->regime == SD_REGIME_MARKOV && nctx < 2)
-        return sd_fail(err, SD_EINVAL, "contexts: the markov regime needs at least 2 contexts");
+        return sd_status_fail(err, SD_EINVAL, "contexts: the markov regime needs at least 2 contexts");
     if (cfg->regime != SD_REGIME_CONSTANT && !cfg->calibrated)
-        return sd_fail(err, SD_EINVAL, "regime: %s needs a calibrated draft (calibrated = 1), not a noisy one",
-                       sd_regime_name(cfg->regime));
+        return sd_status_fail(err, SD_EINVAL, "regime: %s needs a calibrated draft (calibrated = 1), not a noisy one",
+                              sd_regime_name(cfg->regime));
     return SD_OK;
 }
 
 sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err)
 {
-    double t0 = now_seconds();
+    double t0 = sd_util_seconds();
     size_t nctx = cfg->contexts ? cfg->contexts : sd_synth_default_contexts(cfg->vocab);
     sd_status st = check_config(cfg, nctx, err);
     if (st != SD_OK)
@@ -319,7 +312,7 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     sd_model *m = calloc(1, sizeof *m);
     if (m == NULL || (m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL) {
         free(m);
-        return sd_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
     }
     m->vocab = cfg->vocab;
     m->ncontexts = nctx;
@@ -327,8 +320,8 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     m->family = cfg->family;
     m->regime = cfg->regime;
     m->stay = cfg->stay;
-    m->ctx_salt = sd_mix64(cfg->seed ^ 0x636f6e74657874u);
-    m->regime_salt = sd_mix64(cfg->seed ^ 0x726567696d65u);
+    m->ctx_salt = sd_util_mix64(cfg->seed ^ 0x636f6e74657874u);
+    m->regime_salt = sd_util_mix64(cfg->seed ^ 0x726567696d65u);
 
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
     if (nt > nctx)
@@ -338,7 +331,7 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     if (jobs == NULL || tid == NULL) {
         free(jobs), free(tid);
         sd_model_free(m);
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     }
     /* Thread t builds contexts t, t + nt, ...; the calling thread is thread 0.
      * A thread that cannot start leaves its share to a serial pass. */
@@ -367,7 +360,7 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
     m->bytes = sizeof *m + nctx * (sizeof(sd_context) + m->vocab * (2 * sizeof(double) + sizeof(uint32_t) +
                                                                       3 * sizeof(double)) + 3 * sizeof(double) +
                                    3 * (sd_cdf_cells(m->vocab, NULL) + 1) * sizeof(uint32_t));
-    m->build_seconds = now_seconds() - t0;
+    m->build_seconds = sd_util_seconds() - t0;
     *out = m;
     return SD_OK;
 }
@@ -379,7 +372,7 @@ sd_status sd_context_from_tokens(sd_context *c, const double *p, const double *q
     uint32_t *token = malloc(n * sizeof *token);
     if (pr == NULL || qr == NULL || token == NULL) {
         free(pr), free(qr), free(token);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu-token context", n);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu-token context", n);
     }
     scratch s = { NULL, NULL, idx, NULL };
     to_rank_space(p, n, &s, pr, token);
@@ -401,8 +394,8 @@ sd_status sd_model_rows(const double *p, const double *q, size_t rows, size_t n,
 {
     sd_status st = SD_OK;
     if (rows < 1 || history > SD_HISTORY_MAX)
-        return sd_fail(err, SD_EINVAL, rows < 1 ? "rows: need at least one row" : "history: %zu is outside [0, %d]",
-                       history, SD_HISTORY_MAX);
+        return sd_status_fail(err, SD_EINVAL, rows < 1 ? "rows: need at least one row" : "history: %zu is outside [0, %d]",
+                              history, SD_HISTORY_MAX);
     for (size_t i = 0; i < rows && st == SD_OK; i++) {
         char pn[32], qn[32];
         snprintf(pn, sizeof pn, rows > 1 ? "p row %zu" : "p", i);
@@ -417,14 +410,14 @@ sd_status sd_model_rows(const double *p, const double *q, size_t rows, size_t n,
     size_t *idx = malloc(n * sizeof *idx);
     if (m == NULL || w == NULL || idx == NULL || (m->ctx = calloc(rows, sizeof *m->ctx)) == NULL) {
         free(w), free(idx), free(m);
-        return sd_fail(err, SD_ENOMEM, "out of memory for a %zu x %zu-token model", rows, n);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu x %zu-token model", rows, n);
     }
     m->vocab = n;
     m->ncontexts = rows;
     m->history = history;
     m->family = SD_FAMILY_FILE;
     m->regime = SD_REGIME_CONSTANT;
-    m->ctx_salt = sd_mix64(seed ^ 0x636f6e74657874u);
+    m->ctx_salt = sd_util_mix64(seed ^ 0x636f6e74657874u);
     for (size_t i = 0; i < rows && st == SD_OK; i++)
         st = sd_context_from_tokens(&m->ctx[i], p + i * n, q + i * n, n, idx, w, err);
     free(w), free(idx);
@@ -460,8 +453,6 @@ sd_family sd_model_family(const sd_model *m) { return m->family; }
 size_t sd_model_history(const sd_model *m) { return m->history; }
 size_t sd_model_bytes(const sd_model *m) { return m->bytes; }
 
-/* a * b, saturating at SIZE_MAX. */
-static size_t mul_sat(size_t a, size_t b) { return a != 0 && b > SIZE_MAX / a ? SIZE_MAX : a * b; }
 
 size_t sd_synth_bytes(const sd_synth_config *cfg)
 {
@@ -469,11 +460,11 @@ size_t sd_synth_bytes(const sd_synth_config *cfg)
     size_t nt = cfg->threads < 1 ? 1 : cfg->threads;
     nt = nt > nctx ? nctx : nt;
     /* each context: p, q and three CDF tables (n + 1 doubles each, and their guides), the rank map */
-    size_t per_ctx = sizeof(sd_context) + mul_sat(cfg->vocab + 1, 5 * sizeof(double) + sizeof(uint32_t)) +
+    size_t per_ctx = sizeof(sd_context) + sd_util_mul_sat(cfg->vocab + 1, 5 * sizeof(double) + sizeof(uint32_t)) +
                      3 * (sd_cdf_cells(cfg->vocab, NULL) + 1) * sizeof(uint32_t);
     /* each building thread: two family draws, a sort index and a shuffle */
-    size_t per_thread = mul_sat(cfg->vocab, 2 * sizeof(double) + sizeof(size_t) + sizeof(uint32_t));
-    size_t bank = mul_sat(nctx, per_ctx), build = mul_sat(nt, per_thread);
+    size_t per_thread = sd_util_mul_sat(cfg->vocab, 2 * sizeof(double) + sizeof(size_t) + sizeof(uint32_t));
+    size_t bank = sd_util_mul_sat(nctx, per_ctx), build = sd_util_mul_sat(nt, per_thread);
     return bank > SIZE_MAX - build ? SIZE_MAX : bank + build;
 }
 double sd_model_build_seconds(const sd_model *m) { return m->build_seconds; }

@@ -15,19 +15,19 @@
 sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err)
 {
     if (n == 0)
-        return sd_fail(err, SD_EINVAL, "%s: no probabilities", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: no probabilities", name);
     if (n > SD_VOCAB_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: %zu tokens; at most %u allowed", name, n, SD_VOCAB_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu tokens; at most %u allowed", name, n, SD_VOCAB_MAX);
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (!(p[i] >= 0.0 && p[i] <= 1.0))
-            return sd_fail(err, SD_EINVAL, "%s: probability %g of token %zu is outside [0, 1]", name,
-                           p[i], i);
+            return sd_status_fail(err, SD_EINVAL, "%s: probability %g of token %zu is outside [0, 1]", name,
+                                  p[i], i);
         sum += p[i];
     }
     if (!(fabs(sum - 1.0) <= SD_DIST_SUM_TOL))
-        return sd_fail(err, SD_EINVAL, "%s: probabilities sum to %.10g; expected 1 within %g", name,
-                       sum, SD_DIST_SUM_TOL);
+        return sd_status_fail(err, SD_EINVAL, "%s: probabilities sum to %.10g; expected 1 within %g", name,
+                              sum, SD_DIST_SUM_TOL);
     return SD_OK;
 }
 
@@ -52,20 +52,20 @@ sd_status sd_dist_load(const char *path, sd_dist *out, sd_error *err)
     sd_dist d = { tsv.nrows, malloc((tsv.nrows ? tsv.nrows : 1) * sizeof(double)), NULL };
     int labelled = tsv.nrows > 0 && tsv.row[0].nfields == 2;
     if (d.p == NULL || (labelled && (d.labels = calloc(tsv.nrows, sizeof *d.labels)) == NULL))
-        st = sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
+        st = sd_status_fail(err, SD_ENOMEM, "%s: out of memory", path);
     for (size_t i = 0; i < tsv.nrows && st == SD_OK; i++) {
         const sd_tsv_row *r = &tsv.row[i];
         char where[600];
         snprintf(where, sizeof where, "%s:%zu", path, r->line);
         const sd_domain dom = { where, 0.0, 1.0, 0 };
         if (r->nfields > 2)
-            st = sd_fail(err, SD_EINVAL, "%s: %zu fields; expected a probability or label<TAB>probability", where,
-                         r->nfields);
+            st = sd_status_fail(err, SD_EINVAL, "%s: %zu fields; expected a probability or label<TAB>probability", where,
+                                r->nfields);
         else if ((r->nfields == 2) != labelled)
-            st = sd_fail(err, SD_EINVAL, "%s: %s; every line must be alike", where,
-                         labelled ? "an unlabelled line among labelled ones" : "a labelled line among unlabelled ones");
+            st = sd_status_fail(err, SD_EINVAL, "%s: %s; every line must be alike", where,
+                                labelled ? "an unlabelled line among labelled ones" : "a labelled line among unlabelled ones");
         else if (labelled && r->field[0][0] == '\0')
-            st = sd_fail(err, SD_EINVAL, "%s: empty label before the tab", where);
+            st = sd_status_fail(err, SD_EINVAL, "%s: empty label before the tab", where);
         else if ((st = sd_parse_number(r->field[labelled], &dom, &d.p[i], err)) == SD_OK && labelled) {
             d.labels[i] = r->field[0]; /* taken over from the row */
             r->field[0] = NULL;
@@ -91,13 +91,13 @@ sd_status sd_dist_compatible(const sd_dist *p, const sd_dist *q, const char *p_n
                              const char *q_name, sd_error *err)
 {
     if (p->n != q->n)
-        return sd_fail(err, SD_EINVAL, "%s has %zu tokens but %s has %zu; the vocabularies must match",
-                       p_name, p->n, q_name, q->n);
+        return sd_status_fail(err, SD_EINVAL, "%s has %zu tokens but %s has %zu; the vocabularies must match",
+                              p_name, p->n, q_name, q->n);
     if (p->labels != NULL && q->labels != NULL)
         for (size_t i = 0; i < p->n; i++)
             if (strcmp(p->labels[i], q->labels[i]) != 0)
-                return sd_fail(err, SD_EINVAL, "token %zu is '%s' in %s but '%s' in %s", i,
-                               p->labels[i], p_name, q->labels[i], q_name);
+                return sd_status_fail(err, SD_EINVAL, "token %zu is '%s' in %s but '%s' in %s", i,
+                                      p->labels[i], p_name, q->labels[i], q_name);
     return SD_OK;
 }
 
@@ -144,31 +144,31 @@ sd_status sd_cdf_init(sd_cdf *cdf, const double *w, size_t n, sd_error *err)
 {
     memset(cdf, 0, sizeof *cdf);
     if (n == 0)
-        return sd_fail(err, SD_EINVAL, "n: an empty distribution (n = 0)");
+        return sd_status_fail(err, SD_EINVAL, "n: an empty distribution (n = 0)");
     if (n > SD_CDF_MAX)
-        return sd_fail(err, SD_EINVAL, "n: %zu outcomes; a sampler holds at most %u", n, SD_CDF_MAX);
+        return sd_status_fail(err, SD_EINVAL, "n: %zu outcomes; a sampler holds at most %u", n, SD_CDF_MAX);
     double *c = malloc((n + 1) * sizeof *c);
     if (c == NULL)
-        return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
+        return sd_status_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
     c[0] = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (!(w[i] >= 0.0 && w[i] < INFINITY)) {
             free(c);
-            return sd_fail(err, SD_EINVAL, "w: weight %zu is %g; weights must be finite and >= 0", i, w[i]);
+            return sd_status_fail(err, SD_EINVAL, "w: weight %zu is %g; weights must be finite and >= 0", i, w[i]);
         }
         c[i + 1] = c[i] + w[i];
     }
     double total = c[n];
     if (!(total > 0.0 && total < INFINITY)) {
         free(c);
-        return sd_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
+        return sd_status_fail(err, SD_EINVAL, "w: the weights sum to %g; need a finite positive total", total);
     }
     unsigned bits;
     size_t g = sd_cdf_cells(n, &bits);
     uint32_t *guide = malloc((g + 1) * sizeof *guide);
     if (guide == NULL) {
         free(c);
-        return sd_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
+        return sd_status_fail(err, SD_ENOMEM, "sampler: out of memory for %zu outcomes", n);
     }
     cdf->n = n;
     cdf->c = c;

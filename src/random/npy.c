@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "specdec/dist.h"
+#include "common/file.h"
 
 static const unsigned char MAGIC[6] = { 0x93, 'N', 'U', 'M', 'P', 'Y' };
 
@@ -107,7 +108,7 @@ static sd_status parse_header(const char *text, size_t len, const char *name, he
     memset(h, 0, sizeof *h);
     skip_space(&c);
     if (c.s >= c.end || *c.s++ != '{')
-        return sd_fail(err, SD_EINVAL, "%s: the header is not a dict literal (no '{')", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: the header is not a dict literal (no '{')", name);
     for (;;) {
         skip_space(&c);
         if (c.s < c.end && *c.s == '}') {
@@ -116,42 +117,42 @@ static sd_status parse_header(const char *text, size_t len, const char *name, he
         }
         char key[32];
         if (!read_string(&c, key, sizeof key))
-            return sd_fail(err, SD_EINVAL, "%s: the header has a malformed key", name);
+            return sd_status_fail(err, SD_EINVAL, "%s: the header has a malformed key", name);
         skip_space(&c);
         if (c.s >= c.end || *c.s++ != ':')
-            return sd_fail(err, SD_EINVAL, "%s: the header lacks ':' after '%s'", name, key);
+            return sd_status_fail(err, SD_EINVAL, "%s: the header lacks ':' after '%s'", name, key);
         skip_space(&c);
         if (strcmp(key, "descr") == 0 && !h->have_descr) {
             if (!read_string(&c, h->descr, sizeof h->descr))
-                return sd_fail(err, SD_EINVAL, "%s: descr is not a simple dtype string (structured arrays are "
-                               "not read); expected '<f2', '<f4' or '<f8'", name);
+                return sd_status_fail(err, SD_EINVAL, "%s: descr is not a simple dtype string (structured arrays are "
+                                      "not read); expected '<f2', '<f4' or '<f8'", name);
             h->have_descr = 1;
         } else if (strcmp(key, "fortran_order") == 0 && !h->have_order) {
             if (read_word(&c, "True"))
                 h->fortran = 1;
             else if (!read_word(&c, "False"))
-                return sd_fail(err, SD_EINVAL, "%s: fortran_order is neither True nor False", name);
+                return sd_status_fail(err, SD_EINVAL, "%s: fortran_order is neither True nor False", name);
             h->have_order = 1;
         } else if (strcmp(key, "shape") == 0 && !h->have_shape) {
             if ((h->ndim = read_shape(&c, h->shape)) < 0)
-                return sd_fail(err, SD_EINVAL, "%s: shape is not a tuple of whole numbers up to %zu", name,
-                               SD_NPY_ITEMS_MAX);
+                return sd_status_fail(err, SD_EINVAL, "%s: shape is not a tuple of whole numbers up to %zu", name,
+                                      SD_NPY_ITEMS_MAX);
             h->have_shape = 1;
         } else {
-            return sd_fail(err, SD_EINVAL, "%s: the header has an unknown or repeated key '%s'", name, key);
+            return sd_status_fail(err, SD_EINVAL, "%s: the header has an unknown or repeated key '%s'", name, key);
         }
         skip_space(&c);
         if (c.s < c.end && *c.s == ',')
             c.s++;
         else if (c.s >= c.end || *c.s != '}')
-            return sd_fail(err, SD_EINVAL, "%s: the header lacks ',' or '}' after '%s'", name, key);
+            return sd_status_fail(err, SD_EINVAL, "%s: the header lacks ',' or '}' after '%s'", name, key);
     }
     skip_space(&c);
     if (c.s != c.end)
-        return sd_fail(err, SD_EINVAL, "%s: the header has bytes after its closing '}'", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: the header has bytes after its closing '}'", name);
     if (!h->have_descr || !h->have_order || !h->have_shape)
-        return sd_fail(err, SD_EINVAL, "%s: the header lacks '%s'", name,
-                       !h->have_descr ? "descr" : !h->have_order ? "fortran_order" : "shape");
+        return sd_status_fail(err, SD_EINVAL, "%s: the header lacks '%s'", name,
+                              !h->have_descr ? "descr" : !h->have_order ? "fortran_order" : "shape");
     return SD_OK;
 }
 
@@ -191,52 +192,52 @@ sd_status sd_npy_parse(const void *buf, size_t len, const char *name, sd_npy *ou
 {
     const unsigned char *b = buf;
     if (len < 10 || memcmp(b, MAGIC, sizeof MAGIC) != 0)
-        return sd_fail(err, SD_EINVAL, "%s: not an .npy file (no \\x93NUMPY magic string)", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: not an .npy file (no \\x93NUMPY magic string)", name);
     unsigned major = b[6], minor = b[7];
     if (major < 1 || major > 3 || minor != 0)
-        return sd_fail(err, SD_EINVAL, "%s: .npy format version %u.%u; expected 1.0, 2.0 or 3.0", name, major, minor);
+        return sd_status_fail(err, SD_EINVAL, "%s: .npy format version %u.%u; expected 1.0, 2.0 or 3.0", name, major, minor);
     size_t lenbytes = major == 1 ? 2 : 4, start = 8 + lenbytes;
     if (len < start)
-        return sd_fail(err, SD_EINVAL, "%s: truncated in the header length", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: truncated in the header length", name);
     size_t hlen = (size_t)le_bytes(b + 8, lenbytes);
     if (hlen > len - start)
-        return sd_fail(err, SD_EINVAL, "%s: truncated: the header needs %zu bytes, the file has %zu after the "
-                       "length field", name, hlen, len - start);
+        return sd_status_fail(err, SD_EINVAL, "%s: truncated: the header needs %zu bytes, the file has %zu after the "
+                              "length field", name, hlen, len - start);
     header h;
     sd_status st = parse_header((const char *)b + start, hlen, name, &h, err);
     if (st != SD_OK)
         return st;
     size_t size = strcmp(h.descr, "<f2") == 0 ? 2 : strcmp(h.descr, "<f4") == 0 ? 4 : strcmp(h.descr, "<f8") == 0 ? 8 : 0;
     if (size == 0)
-        return sd_fail(err, SD_EINVAL, "%s: dtype '%s' is not read; expected little-endian floats '<f2', '<f4' or "
-                       "'<f8'", name, h.descr);
+        return sd_status_fail(err, SD_EINVAL, "%s: dtype '%s' is not read; expected little-endian floats '<f2', '<f4' or "
+                              "'<f8'", name, h.descr);
     if (h.fortran)
-        return sd_fail(err, SD_EINVAL, "%s: Fortran order is not read; save the array in C order "
-                       "(numpy.ascontiguousarray)", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: Fortran order is not read; save the array in C order "
+                              "(numpy.ascontiguousarray)", name);
     if (h.ndim < 1 || h.ndim > 2)
-        return sd_fail(err, SD_EINVAL, "%s: shape has %d dimensions; expected (V,) or (rows, V)", name, h.ndim);
+        return sd_status_fail(err, SD_EINVAL, "%s: shape has %d dimensions; expected (V,) or (rows, V)", name, h.ndim);
     size_t rows = h.ndim == 1 ? 1 : h.shape[0], cols = h.shape[h.ndim - 1];
     if (rows < 1 || cols < 1 || cols > SD_VOCAB_MAX || rows > SD_NPY_ITEMS_MAX / cols)
-        return sd_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) is outside rows >= 1, V in [1, %u], at most %zu items",
-                       name, rows, cols, SD_VOCAB_MAX, SD_NPY_ITEMS_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) is outside rows >= 1, V in [1, %u], at most %zu items",
+                              name, rows, cols, SD_VOCAB_MAX, SD_NPY_ITEMS_MAX);
     size_t need = rows * cols * size, have = len - start - hlen;
     if (have < need)
-        return sd_fail(err, SD_EINVAL, "%s: truncated: shape (%zu, %zu) of %s needs %zu data bytes, the file has %zu",
-                       name, rows, cols, h.descr, need, have);
+        return sd_status_fail(err, SD_EINVAL, "%s: truncated: shape (%zu, %zu) of %s needs %zu data bytes, the file has %zu",
+                              name, rows, cols, h.descr, need, have);
     if (have > need)
-        return sd_fail(err, SD_EINVAL, "%s: %zu bytes after the data of shape (%zu, %zu); the shape does not match "
-                       "the data", name, have - need, rows, cols);
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu bytes after the data of shape (%zu, %zu); the shape does not match "
+                              "the data", name, have - need, rows, cols);
     double *v = malloc(rows * cols * sizeof *v);
     if (v == NULL)
-        return sd_fail(err, SD_ENOMEM, "%s: out of memory for %zu x %zu values", name, rows, cols);
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for %zu x %zu values", name, rows, cols);
     const unsigned char *data = b + start + hlen;
     for (size_t i = 0; i < rows * cols; i++) {
         v[i] = item(data + i * size, size);
         double x = v[i];
         if (isnan(x) || (isinf(x) && x > 0)) {
             free(v);
-            return sd_fail(err, SD_EINVAL, "%s: value %g at row %zu, column %zu; values must be finite or -inf", name,
-                           x, i / cols, i % cols);
+            return sd_status_fail(err, SD_EINVAL, "%s: value %g at row %zu, column %zu; values must be finite or -inf", name,
+                                  x, i / cols, i % cols);
         }
     }
     *out = (sd_npy){ rows, cols, h.ndim, v };
@@ -248,29 +249,12 @@ static const size_t FILE_MAX = SD_NPY_ITEMS_MAX * 8 + ((size_t)1 << 20);
 
 sd_status sd_npy_load(const char *path, sd_npy *out, sd_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 0, len = 0, n;
-    unsigned char *buf = NULL;
-    sd_status st = SD_OK;
-    do {
-        if (len == cap) { /* double the buffer, up to FILE_MAX + 1 bytes */
-            unsigned char *bigger = cap > FILE_MAX ? NULL : realloc(buf, cap ? 2 * cap : 65536);
-            if (bigger == NULL) {
-                st = cap > FILE_MAX ? sd_fail(err, SD_EINVAL, "%s: larger than %zu bytes", path, FILE_MAX)
-                                    : sd_fail(err, SD_ENOMEM, "%s: out of memory", path);
-                break;
-            }
-            buf = bigger, cap = cap ? 2 * cap : 65536;
-        }
-        len += (n = fread(buf + len, 1, cap - len, f));
-    } while (n > 0);
-    if (st == SD_OK && ferror(f))
-        st = sd_fail(err, SD_EINVAL, "%s: cannot read: %s", path, strerror(errno));
-    fclose(f);
-    if (st == SD_OK)
-        st = sd_npy_parse(buf, len, path, out, err);
+    char *buf;
+    size_t len;
+    sd_status st = sd_file_read(path, FILE_MAX, &buf, &len, err);
+    if (st != SD_OK)
+        return st;
+    st = sd_npy_parse(buf, len, path, out, err);
     free(buf);
     return st;
 }
@@ -282,7 +266,7 @@ sd_status sd_npy_save(const char *path, const double *v, size_t rows, size_t col
     size_t total = 10 + (size_t)n + 1, pad = (64 - total % 64) % 64; /* data aligned to 64 bytes */
     FILE *f = fopen(path, "wb");
     if (f == NULL)
-        return sd_fail(err, SD_EINVAL, "%s: cannot write: %s", path, strerror(errno));
+        return sd_status_fail(err, SD_EINVAL, "%s: cannot write: %s", path, strerror(errno));
     size_t hlen = (size_t)n + pad + 1;
     unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                               (unsigned char)(hlen >> 8) };
@@ -296,7 +280,7 @@ sd_status sd_npy_save(const char *path, const double *v, size_t rows, size_t col
         bad = fwrite(b, 1, 8, f) != 8;
     }
     if (fclose(f) != 0 || bad)
-        return sd_fail(err, SD_EIO, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+        return sd_status_fail(err, SD_EIO, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
     return SD_OK;
 }
 

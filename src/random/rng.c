@@ -39,7 +39,7 @@ static uint32_t fmix32(uint32_t h)
 
 void sd_rng_reseed(gsl_rng *r, uint64_t seed, uint64_t stream)
 {
-    uint32_t base = (uint32_t)sd_mix64(seed);
+    uint32_t base = (uint32_t)sd_util_mix64(seed);
     uint32_t s = fmix32(base + (uint32_t)stream); /* distinct streams -> distinct seeds */
     gsl_rng_set(r, s != 0 ? s : 0x6a09e667u);
 }

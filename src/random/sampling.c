@@ -27,11 +27,11 @@ sd_sampling sd_sampling_defaults(void)
 static sd_status check_settings(const sd_sampling *s, sd_error *err)
 {
     if (!(s->temperature >= 0.0 && s->temperature <= SD_TEMPERATURE_MAX))
-        return sd_fail(err, SD_EINVAL, "temperature: %g is outside [0, %g]", s->temperature, SD_TEMPERATURE_MAX);
+        return sd_status_fail(err, SD_EINVAL, "temperature: %g is outside [0, %g]", s->temperature, SD_TEMPERATURE_MAX);
     if (!(s->top_p > 0.0 && s->top_p <= 1.0))
-        return sd_fail(err, SD_EINVAL, "top_p: %g is outside (0, 1]", s->top_p);
+        return sd_status_fail(err, SD_EINVAL, "top_p: %g is outside (0, 1]", s->top_p);
     if (!(s->min_p >= 0.0 && s->min_p <= 1.0))
-        return sd_fail(err, SD_EINVAL, "min_p: %g is outside [0, 1]", s->min_p);
+        return sd_status_fail(err, SD_EINVAL, "min_p: %g is outside [0, 1]", s->min_p);
     return SD_OK;
 }
 
@@ -47,15 +47,15 @@ static sd_status to_logits(sd_input kind, const double *in, size_t n, double *ou
         return SD_OK;
     }
     if (n == 0 || n > SD_VOCAB_MAX)
-        return sd_fail(err, SD_EINVAL, "%s: %zu logits; expected 1 to %u", name, n, SD_VOCAB_MAX);
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu logits; expected 1 to %u", name, n, SD_VOCAB_MAX);
     int finite = 0;
     for (size_t i = 0; i < n; i++) {
         if (isnan(in[i]) || (isinf(in[i]) && in[i] > 0))
-            return sd_fail(err, SD_EINVAL, "%s: logit %g of token %zu is not finite or -inf", name, in[i], i);
+            return sd_status_fail(err, SD_EINVAL, "%s: logit %g of token %zu is not finite or -inf", name, in[i], i);
         finite |= isfinite(in[i]);
     }
     if (!finite)
-        return sd_fail(err, SD_EINVAL, "%s: every logit is -inf", name);
+        return sd_status_fail(err, SD_EINVAL, "%s: every logit is -inf", name);
     memmove(out, in, n * sizeof *out);
     return SD_OK;
 }
@@ -101,7 +101,7 @@ sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *i
     double *w = malloc((n ? n : 1) * sizeof *w);
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
     if (st == SD_OK && (w == NULL || idx == NULL))
-        st = sd_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
+        st = sd_status_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
     if (st == SD_OK)
         st = to_logits(kind, in, n, w, name, err);
     if (st != SD_OK) {
@@ -148,11 +148,11 @@ sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, cons
                            sd_error *err)
 {
     if (p->rows != q->rows || p->cols != q->cols)
-        return sd_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", q_name, q->rows, q->cols,
-                       p_name, p->rows, p->cols);
+        return sd_status_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", q_name, q->rows, q->cols,
+                              p_name, p->rows, p->cols);
     size_t n = p->cols;
     double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
-    sd_status st = pr == NULL || qr == NULL ? sd_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
+    sd_status st = pr == NULL || qr == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
     for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
         char pn[320], qn[320];
         snprintf(pn, sizeof pn, "%.280s row %zu", p_name, i);
@@ -172,7 +172,7 @@ sd_status sd_summarise(const double *x, size_t n, sd_summary *out, sd_error *err
     static const double LEVELS[7] = { 0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0 };
     double *s = malloc(n * sizeof *s);
     if (s == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory for %zu values", n);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu values", n);
     memcpy(s, x, n * sizeof *s);
     gsl_sort(s, 1, n);
     sd_summary r;

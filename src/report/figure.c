@@ -27,14 +27,14 @@
 
 static sd_status no_memory(sd_error *err)
 {
-    return sd_fail(err, SD_ENOMEM, "out of memory");
+    return sd_status_fail(err, SD_ENOMEM, "out of memory");
 }
 
 /* The figure needs exactly one value of the list param. */
 static sd_status one_value(const sd_list *l, const char *param, const char *name, sd_error *err)
 {
     if (l->n != 1)
-        return sd_fail(err, SD_EINVAL, "%s: give one value for figure %s", param, name);
+        return sd_status_fail(err, SD_EINVAL, "%s: give one value for figure %s", param, name);
     return SD_OK;
 }
 
@@ -162,8 +162,8 @@ static sd_status curves(const sd_figure_input *in, const char *name, int variant
                            .n = in->alpha.n * (kind == CURVE_IMPROVEMENT ? in->cost.n : 1) *
                                 (kind == CURVE_FLOPS ? in->mu.n : 1) };
     if (cs.n > SD_FIGURE_CURVES_MAX)
-        return sd_fail(err, SD_EINVAL, "figure %s: %zu curves; at most %d fit in one figure", name, cs.n,
-                       SD_FIGURE_CURVES_MAX);
+        return sd_status_fail(err, SD_EINVAL, "figure %s: %zu curves; at most %d fit in one figure", name, cs.n,
+                              SD_FIGURE_CURVES_MAX);
     const char **names = calloc(cs.n + 1, sizeof *names);
     char(*labels)[96] = calloc(cs.n, sizeof *labels);
     sd_status st = names && labels ? SD_OK : no_memory(err);
@@ -385,7 +385,7 @@ static sd_status roof_presets(const sd_figure_input *in, const char *name, sd_pr
     }
     if (*t == NULL || *d == NULL) {
         sd_presets_free(p);
-        return sd_fail(err, SD_EINVAL, "figure %s: the model presets lack %s or %s", name, ROOF_TARGET, ROOF_DRAFT);
+        return sd_status_fail(err, SD_EINVAL, "figure %s: the model presets lack %s or %s", name, ROOF_TARGET, ROOF_DRAFT);
     }
     return SD_OK;
 }
@@ -433,7 +433,7 @@ static sd_status roofline_batch(const sd_figure_input *in, const char *name, int
     sd_table *tab = nh ? roofline_batch_table(p.hardware, nh) : NULL;
     sd_cell *row = calloc(2 * nh + 1, sizeof *row);
     if (nh == 0)
-        st = sd_fail(err, SD_EINVAL, "figure %s: no accelerator holds %s and %s", name, ROOF_TARGET, ROOF_DRAFT);
+        st = sd_status_fail(err, SD_EINVAL, "figure %s: no accelerator holds %s and %s", name, ROOF_TARGET, ROOF_DRAFT);
     else if (tab == NULL || row == NULL)
         st = no_memory(err);
     out->block[0] = tab, out->nblocks = 1;
@@ -545,9 +545,9 @@ static sd_status fit_figure(const sd_figure_input *in, const char *name, int var
 {
     (void)variant;
     if (in->input == NULL)
-        return sd_fail(err, SD_EINVAL, "input: the figure %s draws an engine's counters; give the file", name);
+        return sd_status_fail(err, SD_EINVAL, "input: the figure %s draws an engine's counters; give the file", name);
     if (in->cost.n != 1)
-        return sd_fail(err, SD_EINVAL, "cost: give one value for figure %s", name);
+        return sd_status_fail(err, SD_EINVAL, "cost: give one value for figure %s", name);
     sd_counts c;
     sd_fit f;
     sd_status st;
@@ -578,7 +578,7 @@ static sd_status alpha_pair(const sd_figure_input *in, sd_npy *p, sd_npy *q, sd_
     sd_status st;
     if (in->p_npy != NULL || in->q_npy != NULL) {
         if (in->p_npy == NULL || in->q_npy == NULL)
-            return sd_fail(err, SD_EINVAL, "p_npy: the figure needs both p_npy and q_npy, or neither");
+            return sd_status_fail(err, SD_EINVAL, "p_npy: the figure needs both p_npy and q_npy, or neither");
         if ((st = sd_npy_load(in->p_npy, p, err)) == SD_OK && (st = sd_npy_load(in->q_npy, q, err)) != SD_OK)
             sd_npy_free(p);
         return st;
@@ -591,7 +591,7 @@ static sd_status alpha_pair(const sd_figure_input *in, sd_npy *p, sd_npy *q, sd_
     *q = (sd_npy){ NGRAM_ROWS, v, 2, malloc(NGRAM_ROWS * v * sizeof(double)) };
     if (p->v == NULL || q->v == NULL) {
         sd_npy_free(p), sd_npy_free(q), sd_model_free(m);
-        return sd_fail(err, SD_ENOMEM, "out of memory for the n-gram matrices");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for the n-gram matrices");
     }
     sd_ngram_logits(m, NGRAM_ROWS, p->v, q->v);
     sd_model_free(m);
@@ -612,7 +612,7 @@ static sd_status alpha_temperature(const sd_figure_input *in, const char *name, 
     double *beta = malloc(p.rows * sizeof *beta), *dd = malloc(p.rows * sizeof *dd);
     sd_table *t = sd_table_alloc(7, cols);
     if (beta == NULL || dd == NULL || t == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (int i = 0; i <= TEMPERATURE_STEPS && st == SD_OK; i++) {
         sd_sampling s = sd_sampling_defaults();
         s.temperature = 0.05 * i;
@@ -749,11 +749,11 @@ static sd_status check_value(double x, const sd_domain *dom, sd_error *err)
 {
     char range[96];
     if (!(x >= dom->min && x <= dom->max) || !isfinite(x))
-        return sd_fail(err, SD_EINVAL, "%s: %.10g is outside %s", dom->name, x,
-                       sd_domain_describe(dom, range, sizeof range));
+        return sd_status_fail(err, SD_EINVAL, "%s: %.10g is outside %s", dom->name, x,
+                              sd_domain_describe(dom, range, sizeof range));
     if (dom->whole && floor(x) < x)
-        return sd_fail(err, SD_EINVAL, "%s: %.10g is not a whole number; expected %s", dom->name, x,
-                       sd_domain_describe(dom, range, sizeof range));
+        return sd_status_fail(err, SD_EINVAL, "%s: %.10g is not a whole number; expected %s", dom->name, x,
+                              sd_domain_describe(dom, range, sizeof range));
     return SD_OK;
 }
 
@@ -778,9 +778,9 @@ static sd_status resolve_inputs(const sd_figure_kind *k, const sd_figure_input *
         }
     }
     if (st == SD_OK && k->monte_carlo && in->tokens < 1)
-        st = sd_fail(err, SD_EINVAL, "tokens: give at least 1 for figure %s", k->name);
+        st = sd_status_fail(err, SD_EINVAL, "tokens: give at least 1 for figure %s", k->name);
     if (st == SD_OK && k->monte_carlo && in->threads < 1)
-        st = sd_fail(err, SD_EINVAL, "threads: give at least 1 for figure %s", k->name);
+        st = sd_status_fail(err, SD_EINVAL, "threads: give at least 1 for figure %s", k->name);
     return st;
 }
 
@@ -789,9 +789,9 @@ sd_status sd_figure_compute(const sd_figure_kind *k, const sd_figure_input *in, 
     if (out != NULL)
         *out = (sd_figure_data){ .nblocks = 0 };
     if (k == NULL || (unsigned)k->id >= SD_FIGURE_COUNT || k != &FIGURES[k->id].kind)
-        return sd_fail(err, SD_EINVAL, "figure: not one of the table; expected one of %s", sd_figure_names());
+        return sd_status_fail(err, SD_EINVAL, "figure: not one of the table; expected one of %s", sd_figure_names());
     if (in == NULL || out == NULL)
-        return sd_fail(err, SD_EINVAL, "figure %s: no input or no output", k->name);
+        return sd_status_fail(err, SD_EINVAL, "figure %s: no input or no output", k->name);
     sd_figure_input use;
     sd_list owned[LISTS] = { { .v = NULL, .n = 0 } };
     sd_status st = resolve_inputs(k, in, &use, owned, err);

@@ -329,7 +329,7 @@ static sd_status check_sweep(run_ctx *v, sd_error *err)
         return st;
     double *f = calloc(gmax + 1, sizeof *f), *se = calloc(gmax + 1, sizeof *se), samples = 0;
     if (f == NULL || se == NULL)
-        st = sd_fail(err, SD_ENOMEM, "out of memory");
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     size_t best = 1;
     for (size_t g = 1; g <= gmax && st == SD_OK; g++) {
         sd_engine_stats s;
@@ -1070,11 +1070,11 @@ sd_status sd_validate_run(const sd_validate_config *cfg, sd_table **out, int *pa
         last = c->info.last;
     for (size_t i = 0; i < cfg->nonly; i++)
         if (cfg->only[i] < 1 || cfg->only[i] > last)
-            return sd_fail(err, SD_EINVAL, "only: no check numbered %u; the checks are numbered 1 to %u",
-                           cfg->only[i], last);
+            return sd_status_fail(err, SD_EINVAL, "only: no check numbered %u; the checks are numbered 1 to %u",
+                                  cfg->only[i], last);
     run_ctx v = { cfg, sd_table_alloc(9, cols), 1, cfg->quick ? 1.0 : 10.0 };
     if (v.t == NULL)
-        return sd_fail(err, SD_ENOMEM, "out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = SD_OK;
     for (const check *c = CHECKS; c->run != NULL && st == SD_OK; c++)
         if (selected(cfg, &c->info))

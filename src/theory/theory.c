@@ -144,7 +144,7 @@ static sd_status brent(double (*fn)(double, void *), void *params, double lo, do
     gsl_function f = { fn, params };
     gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
     if (s == NULL)
-        return sd_fail(err, SD_ENOMEM, "optimal: out of memory");
+        return sd_status_fail(err, SD_ENOMEM, "optimal: out of memory");
     int status = gsl_root_fsolver_set(s, &f, lo, hi);
     for (int iter = 0; status == GSL_SUCCESS; iter++) {
         status = gsl_root_fsolver_iterate(s);
@@ -160,7 +160,7 @@ static sd_status brent(double (*fn)(double, void *), void *params, double lo, do
     *root = gsl_root_fsolver_root(s);
     gsl_root_fsolver_free(s);
     if (status != GSL_SUCCESS)
-        return sd_fail(err, SD_EFAIL, "GSL root finder failed: %s", gsl_strerror(status));
+        return sd_status_fail(err, SD_EFAIL, "GSL root finder failed: %s", gsl_strerror(status));
     return SD_OK;
 }
 
@@ -184,7 +184,7 @@ static sd_status solve_u(double ln_d, double *u, sd_error *err)
     gsl_sf_result w;
     int status = gsl_sf_lambert_Wm1_e(-exp(-(1.0 + eq.d)), &w);
     if (status != GSL_SUCCESS)
-        return sd_fail(err, SD_EFAIL, "optimal: Lambert W failed: %s", gsl_strerror(status));
+        return sd_status_fail(err, SD_EFAIL, "optimal: Lambert W failed: %s", gsl_strerror(status));
     *u = log(-w.val);
     return SD_OK;
 }
@@ -213,9 +213,9 @@ static sd_status continuous_optimum(double alpha, double cost, double *gamma, sd
 sd_status sd_theory_optimal(double alpha, double cost, sd_optimum *opt, sd_error *err)
 {
     if (!alpha_ok(alpha))
-        return sd_fail(err, SD_EINVAL, "alpha: %g is outside [0, 1]", alpha);
+        return sd_status_fail(err, SD_EINVAL, "alpha: %g is outside [0, 1]", alpha);
     if (!nonneg_ok(cost))
-        return sd_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
+        return sd_status_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
 
     opt->ceiling = sd_theory_ceiling(alpha);
     sd_status st = continuous_optimum(alpha, cost, &opt->gamma_continuous, err);
@@ -272,13 +272,13 @@ double sd_theory_expected_tokens_vec(const double *a, size_t gamma)
 sd_status sd_theory_optimal_vec(const double *a, size_t n, double cost, sd_optimum *opt, sd_error *err)
 {
     if (!nonneg_ok(cost))
-        return sd_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
+        return sd_status_fail(err, SD_EINVAL, "cost: %g is outside [0, inf)", cost);
     double e = 1.0, run = 1.0, best_f = 1.0;
     *opt = (sd_optimum){ .gamma_opt = 0.0, .improvement_opt = 1.0, .expected_tokens_opt = 1.0,
                          .gamma_continuous = NAN, .ceiling = NAN };
     for (size_t g = 1; g <= n; g++) {
         if (!alpha_ok(a[g - 1]))
-            return sd_fail(err, SD_EINVAL, "acceptance %zu is %g; must be in [0, 1]", g, a[g - 1]);
+            return sd_status_fail(err, SD_EINVAL, "acceptance %zu is %g; must be in [0, 1]", g, a[g - 1]);
         run *= a[g - 1];
         e += run;
         double f = e / (1.0 + (double)g * cost);
@@ -396,10 +396,10 @@ static double length_gap(double alpha, void *p)
 sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *alpha, sd_error *err)
 {
     if (!(gamma >= 1.0 && gamma < INFINITY))
-        return sd_fail(err, SD_EINVAL, "gamma: %g is outside [1, inf)", gamma);
+        return sd_status_fail(err, SD_EINVAL, "gamma: %g is outside [1, inf)", gamma);
     if (!(mean_length >= 1.0 && mean_length <= gamma + 1.0))
-        return sd_fail(err, SD_EINVAL, "mean_length: %.10g is outside [1, %.10g] = [1, gamma + 1]; "
-                       "no alpha in [0, 1] gives it", mean_length, gamma + 1.0);
+        return sd_status_fail(err, SD_EINVAL, "mean_length: %.10g is outside [1, %.10g] = [1, gamma + 1]; "
+                              "no alpha in [0, 1] gives it", mean_length, gamma + 1.0);
     if (mean_length <= 1.0 || mean_length >= gamma + 1.0) {
         *alpha = mean_length <= 1.0 ? 0.0 : 1.0;
         return SD_OK;
@@ -411,7 +411,7 @@ sd_status sd_theory_alpha_from_length(double mean_length, double gamma, double *
 sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd_error *err)
 {
     if (!(rate >= 0.0 && rate <= 1.0))
-        return sd_fail(err, SD_EINVAL, "rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
+        return sd_status_fail(err, SD_EINVAL, "rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
     sd_status st = sd_theory_alpha_from_length(1.0 + rate * gamma, gamma, alpha, err);
     return st;
 }

@@ -1,0 +1,11 @@
+/* util.c -- the monotonic clock (see util.h). */
+#include "util.h"
+
+#include <time.h>
+
+double sd_util_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
