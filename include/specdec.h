@@ -8,7 +8,8 @@
  *   specdec/version.h   the library's version and GSL's
  *   specdec/table.h     the result type every computation returns
  *   specdec/format.h    text, TSV, CSV, JSON and Markdown renderers
- *   specdec/parse.h     strict numbers, lists, ranges and TSV files
+ *   specdec/parse.h     strict numbers, lists and ranges
+ *   specdec/tsv.h       tab-separated files with line numbers
  *   specdec/data.h      where the data files (presets) are found
  *   specdec/theory.h    closed forms: E(N), PMF of N, improvement, FLOP factor, optimum
  *   specdec/dist.h      probability vectors: files, overlap beta, D_LK, samplers
@@ -64,6 +65,7 @@
 #include "specdec/table.h"
 #include "specdec/format.h"
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 #include "specdec/data.h"
 #include "specdec/theory.h"
 #include "specdec/dist.h"

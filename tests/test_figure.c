@@ -13,6 +13,7 @@
 #include "specdec/figure.h"
 #include "specdec/fit.h"
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -25,13 +26,13 @@ static sd_figure_input small_input(void)
 static void set_list(sd_list *l, const char *text)
 {
     static const sd_domain any = { "list", -INFINITY, INFINITY, 0 };
-    sd_list_free(l);
+    sd_parse_list_free(l);
     ck_assert_int_eq(sd_parse_list(text, &any, l, NULL), SD_OK);
 }
 
 static void free_input(sd_figure_input *in)
 {
-    sd_list_free(&in->alpha), sd_list_free(&in->cost), sd_list_free(&in->gamma), sd_list_free(&in->mu);
+    sd_parse_list_free(&in->alpha), sd_parse_list_free(&in->cost), sd_parse_list_free(&in->gamma), sd_parse_list_free(&in->mu);
 }
 
 static void compute(const char *name, const sd_figure_input *in, sd_figure_data *d)
@@ -67,7 +68,7 @@ START_TEST(the_table_lists_every_figure_once)
             sd_list l;
             ck_assert(dflt[j] == NULL || sd_parse_list(dflt[j], &any, &l, NULL) == SD_OK);
             if (dflt[j] != NULL)
-                sd_list_free(&l);
+                sd_parse_list_free(&l);
         }
         monte_carlo += (size_t)k->monte_carlo;
     }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 #include "testutil.h"
 
 static const sd_domain ANY = { "--x", -INFINITY, INFINITY, 0 };
@@ -65,12 +66,12 @@ START_TEST(lists_and_ranges)
     sd_list l;
     ck_assert_int_eq(sd_parse_list("0.8", &UNIT, &l, NULL), SD_OK);
     ck_assert_uint_eq(l.n, 1);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     ck_assert_int_eq(sd_parse_list("0.1,0.5,0.9", &UNIT, &l, NULL), SD_OK);
     ck_assert_uint_eq(l.n, 3);
     ck_assert_double_eq(l.v[2], 0.9);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     /* 0.5:0.95:0.05 is exactly the ten literals 0.5, 0.55, ..., 0.95 */
     ck_assert_int_eq(sd_parse_list("0.5:0.95:0.05", &UNIT, &l, NULL), SD_OK);
@@ -78,28 +79,28 @@ START_TEST(lists_and_ranges)
     static const char *const lit[] = { "0.5", "0.55", "0.6", "0.65", "0.7", "0.75", "0.8", "0.85", "0.9", "0.95" };
     for (size_t i = 0; i < 10; i++)
         ck_assert_double_eq(l.v[i], strtod(lit[i], NULL));
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     ck_assert_int_eq(sd_parse_list("1:25", &WHOLE, &l, NULL), SD_OK);
     ck_assert_uint_eq(l.n, 25);
     ck_assert_double_eq(l.v[24], 25);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     ck_assert_int_eq(sd_parse_list("1:10:4,20", &WHOLE, &l, NULL), SD_OK); /* 1, 5, 9, 20 */
     ck_assert_uint_eq(l.n, 4);
     ck_assert_double_eq(l.v[2], 9);
     ck_assert_double_eq(l.v[3], 20);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     ck_assert_int_eq(sd_parse_list("0:1:0.1", &UNIT, &l, NULL), SD_OK);
     ck_assert_uint_eq(l.n, 11);
     ck_assert_double_eq(l.v[10], 1.0);
     ck_assert_double_eq(l.v[3], 0.3);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 
     ck_assert_int_eq(sd_parse_list("3:3", &WHOLE, &l, NULL), SD_OK); /* a one-point range */
     ck_assert_uint_eq(l.n, 1);
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
 }
 END_TEST
 

@@ -41,47 +41,17 @@ SD_API sd_status sd_parse_number(const char *text, const sd_domain *dom, double 
 
 /* A list of numbers in dom (see above), in the order written, into *out:
  * at least one and at most SD_LIST_MAX items.  The caller owns out->v and
- * releases it with sd_list_free.  SD_EINVAL for a malformed item or range,
+ * releases it with sd_parse_list_free.  SD_EINVAL for a malformed item or range,
  * a value outside dom, or too many items; SD_ENOMEM.  On failure *out is
  * untouched and nothing is held. */
 SD_API sd_status sd_parse_list(const char *text, const sd_domain *dom, sd_list *out, sd_error *err);
 
 /* Frees list->v and leaves *list empty (list itself must not be NULL). */
-SD_API void sd_list_free(sd_list *list);
+SD_API void sd_parse_list_free(sd_list *list);
 
 /* Formats dom's interval for a message, e.g. "[0, 1]" or "whole numbers in
  * [1, 1e+09]", into buf[0..size-1] (truncated to fit).  Returns buf; never
  * fails. */
-SD_API const char *sd_domain_describe(const sd_domain *dom, char *buf, size_t size);
-
-/* ---- tab-separated files ---------------------------------------------------
- * Lines are split at tabs; each field loses surrounding spaces (and a CR).
- * Blank lines and lines starting with # are skipped.  With a header, the
- * first other line names the columns and every row must have that many
- * fields.  Each row keeps its line number for messages ("file:line: ..."). */
-typedef struct {
-    char **field;  /* nfields strings */
-    size_t nfields;
-    size_t line;   /* 1-based line number in the file */
-} sd_tsv_row;
-
-typedef struct {
-    char **column; /* ncolumns names, or NULL without a header */
-    size_t ncolumns;
-    sd_tsv_row *row;
-    size_t nrows;
-} sd_tsv;
-
-/* Reads path into *out (header = 1: the first line names the columns); at
- * most max_rows rows besides the header.  The caller owns *out and releases
- * it with sd_tsv_free.  SD_EINVAL names the file (and line) when it cannot
- * be opened or read, lacks its header, has a row of the wrong width or more
- * than max_rows rows; SD_ENOMEM.  On failure *out is empty (zeroed) and
- * nothing is held. */
-SD_API sd_status sd_tsv_load(const char *path, int header, size_t max_rows, sd_tsv *out, sd_error *err);
-/* Frees every string of t and leaves *t empty. */
-SD_API void sd_tsv_free(sd_tsv *t);
-/* The index of column name, or (size_t)-1 (always, without a header). */
-SD_API size_t sd_tsv_column(const sd_tsv *t, const char *name);
+SD_API const char *sd_parse_domain_describe(const sd_domain *dom, char *buf, size_t size);
 
 #endif

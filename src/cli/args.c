@@ -190,7 +190,7 @@ sd_status cli_table(size_t ncols, const char *const *names, sd_table **out, sd_e
 sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out)
 {
     for (size_t j = 0; j < n; j++)
-        sd_list_free(&lists[j]);
+        sd_parse_list_free(&lists[j]);
     if (st != SD_OK) {
         sd_table_free(t);
         t = NULL;

@@ -671,7 +671,7 @@ done:
     sd_model_free(m);
     sd_dist_free(&p);
     sd_dist_free(&q);
-    sd_list_free(&th);
+    sd_parse_list_free(&th);
     return st;
 }
 

@@ -70,8 +70,8 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
         (st = add_file(t, k->name, dir, k->name, "gp", err)) == SD_OK &&
         (st = cli_gnuplot_run(dir, k->name, err)) == SD_OK)
         st = add_file(t, k->name, dir, k->name, CLI_IMAGE_FORMATS[fmt], err);
-    sd_list_free(&in.alpha), sd_list_free(&in.cost), sd_list_free(&in.gamma), sd_list_free(&in.mu);
-    sd_list_free(&tokens_given);
+    sd_parse_list_free(&in.alpha), sd_parse_list_free(&in.cost), sd_parse_list_free(&in.gamma), sd_parse_list_free(&in.mu);
+    sd_parse_list_free(&tokens_given);
     return st;
 }
 

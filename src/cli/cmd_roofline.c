@@ -37,7 +37,7 @@ static void setting_free(setting *s)
     free(s->fits);
     free(s->alpha_context);
     free(s->alpha_value);
-    sd_list_free(&s->acc);
+    sd_parse_list_free(&s->acc);
 }
 
 static sd_status list_models(const sd_presets *p, sd_table **out, sd_error *err)

@@ -51,8 +51,8 @@ typedef struct {
 static void inputs_free(inputs *in)
 {
     for (int j = 0; j < 4; j++)
-        sd_list_free(&in->l[j]);
-    sd_list_free(&in->acc);
+        sd_parse_list_free(&in->l[j]);
+    sd_parse_list_free(&in->acc);
     sd_tsv_free(&in->tsv);
     free(in->pts);
 }

@@ -37,7 +37,7 @@ static sd_status run_validate(const cli_args *a, sd_table **out, sd_error *err)
     st = passed ? SD_OK : SD_ECHECK;
 done:
     free(numbers);
-    sd_list_free(&only);
+    sd_parse_list_free(&only);
     return st;
 }
 

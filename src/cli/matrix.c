@@ -74,7 +74,7 @@ void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_
 void cli_sampling_free(cli_sampling *s)
 {
     for (int i = 0; i < CLI_SAMPLING_LISTS; i++)
-        sd_list_free(&s->l[i]);
+        sd_parse_list_free(&s->l[i]);
 }
 
 sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err)

@@ -7,6 +7,7 @@
 
 #include "specdec/data.h"
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 #include "internal.h"
 
 static const struct {

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 #include "common/file.h"
 
 #define MAXG SD_COUNTS_MAX_GAMMA

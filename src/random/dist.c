@@ -11,6 +11,7 @@
 #include <gsl/gsl_interp.h>
 
 #include "specdec/parse.h"
+#include "specdec/tsv.h"
 
 sd_status sd_dist_check(const double *p, size_t n, const char *name, sd_error *err)
 {

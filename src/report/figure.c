@@ -750,10 +750,10 @@ static sd_status check_value(double x, const sd_domain *dom, sd_error *err)
     char range[96];
     if (!(x >= dom->min && x <= dom->max) || !isfinite(x))
         return sd_status_fail(err, SD_EINVAL, "%s: %.10g is outside %s", dom->name, x,
-                              sd_domain_describe(dom, range, sizeof range));
+                              sd_parse_domain_describe(dom, range, sizeof range));
     if (dom->whole && floor(x) < x)
         return sd_status_fail(err, SD_EINVAL, "%s: %.10g is not a whole number; expected %s", dom->name, x,
-                              sd_domain_describe(dom, range, sizeof range));
+                              sd_parse_domain_describe(dom, range, sizeof range));
     return SD_OK;
 }
 
@@ -800,7 +800,7 @@ sd_status sd_figure_compute(const sd_figure_kind *k, const sd_figure_input *in, 
     if (st != SD_OK)
         sd_figure_data_free(out);
     for (int i = 0; i < LISTS; i++)
-        sd_list_free(&owned[i]);
+        sd_parse_list_free(&owned[i]);
     return st;
 }
 

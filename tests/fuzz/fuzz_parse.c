@@ -274,8 +274,8 @@ static void fuzz_list(const char *text, const sd_domain *dom)
                           text, at + i, l.v[at + i], one.v[i]);
             }
             at += one.n;
-            sd_list_free(&one);
-            CHECK(one.v == NULL && one.n == 0, "sd_list_free left the list non-empty");
+            sd_parse_list_free(&one);
+            CHECK(one.v == NULL && one.n == 0, "sd_parse_list_free left the list non-empty");
         }
         free(item);
         if (comma == NULL)
@@ -286,8 +286,8 @@ static void fuzz_list(const char *text, const sd_domain *dom)
           (int)st, items_ok ? "all parse" : "do not all parse");
     if (st == SD_OK) {
         CHECK(at == l.n, "'%s': the items give %zu values, the list %zu", text, at, l.n);
-        sd_list_free(&l);
-        CHECK(l.v == NULL && l.n == 0, "sd_list_free left the list non-empty");
+        sd_parse_list_free(&l);
+        CHECK(l.v == NULL && l.n == 0, "sd_parse_list_free left the list non-empty");
     }
 }
 
@@ -302,7 +302,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     /* Exactly SD_LIST_MAX values pass; one more fails and leaves the list alone. */
     CHECK(sd_parse_list("1e0:1e7", &any, &l, &err) == SD_OK && l.n == SD_LIST_MAX, "1e0:1e7: %s", err.msg);
     CHECK(l.v[0] == 1.0 && l.v[l.n - 1] == 1e7, "1e0:1e7 ends wrong");
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
     l = (sd_list){ LIST_SENTINEL_V, LIST_SENTINEL_N };
     clear_error(&err);
     CHECK(sd_parse_list("1e0:1e7,1", &any, &l, &err) == SD_EINVAL, "1e0:1e7,1 accepted");
@@ -318,7 +318,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         snprintf(want, sizeof want, "0.%02zu", 50 + 5 * i);
         CHECK(l.v[i] == strtod(want, NULL), "0.5:0.95:0.05: value %zu is %.17g, not %s", i, l.v[i], want);
     }
-    sd_list_free(&l);
+    sd_parse_list_free(&l);
     return 0;
 }
 
@@ -328,8 +328,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const sd_domain dom = { "--fuzz", MINS[data[0] & 7], MAXS[(data[0] >> 3) & 7], (data[0] >> 6) & 1 };
     char range[96];
-    const char *d = sd_domain_describe(&dom, range, sizeof range);
-    CHECK(d == range && strlen(range) < sizeof range && range[0] != '\0', "sd_domain_describe");
+    const char *d = sd_parse_domain_describe(&dom, range, sizeof range);
+    CHECK(d == range && strlen(range) < sizeof range && range[0] != '\0', "sd_parse_domain_describe");
     char *text = fuzz_text(data + 1, size - 1);
     fuzz_number(text, &dom);
     fuzz_list(text, &dom);
