@@ -12,7 +12,8 @@
  *   specdec/tsv.h       tab-separated files with line numbers
  *   specdec/data.h      where the data files (presets) are found
  *   specdec/theory.h    closed forms: E(N), PMF of N, improvement, FLOP factor, optimum
- *   specdec/dist.h      probability vectors: files, overlap beta, D_LK, samplers
+ *   specdec/dist.h      probability vectors: files, overlap beta, D_LK
+ *   specdec/cdf.h       sampling from weights: CDF tables behind guide cells
  *   specdec/npy.h       NumPy .npy matrices of logits or probabilities
  *   specdec/sampling.h  sampling settings: temperature, top-k, top-p, min-p
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
@@ -68,6 +69,7 @@
 #include "specdec/tsv.h"
 #include "specdec/data.h"
 #include "specdec/theory.h"
+#include "specdec/cdf.h"
 #include "specdec/dist.h"
 #include "specdec/npy.h"
 #include "specdec/sampling.h"

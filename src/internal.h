@@ -13,43 +13,9 @@
 
 #include "specdec.h"
 #include "common/util.h"
-
-/* ---- dist.c ---------------------------------------------------------------- */
-
-/* An index drawn with probability w[i] / sum(w), building the cumulative
- * sums in cum[0..n] (caller's buffer, n + 1 doubles): for distributions made
- * on the fly (block and multi-draft residuals).  Returns n when the weights
- * sum to 0. */
-size_t sd_sample_weights(const double *w, size_t n, double *cum, gsl_rng *r);
-
-/* The adjusted distribution's weights max(0, p - q) into out (unnormalised,
- * as Algorithm 1's norm() leaves to the sampler); returns their total.  A
- * total of 0 means p <= q everywhere, i.e. p = q up to rounding. */
-double sd_dist_residual(const double *p, const double *q, size_t n, double *out);
-
-/* G, the guide cells of a sampler over n outcomes (dist.h): the least power
- * of two >= min(n, SD_CDF_GUIDE); its log2 in *bits when bits is not NULL. */
-static inline size_t sd_cdf_cells(size_t n, unsigned *bits)
-{
-    unsigned b = 0;
-    while (b < SD_CDF_GUIDE_BITS && ((size_t)1 << b) < n)
-        b++;
-    if (bits != NULL)
-        *bits = b;
-    return (size_t)1 << b;
-}
-
-/* sd_cdf_sample, its common case inline (the engine draws with it): U's
- * top 32 bits are one draw a, and a pure guide cell (dist.h) decides the
- * outcome from them alone.  The rest -- a mixed cell, or a = 0 -- is
- * sd_cdf_draw_rest, given the draw a. */
-size_t sd_cdf_draw_rest(const sd_cdf *cdf, gsl_rng *r, uint32_t a);
-static inline size_t sd_cdf_draw(const sd_cdf *cdf, gsl_rng *r)
-{
-    uint32_t a = (uint32_t)gsl_rng_get(r);
-    uint32_t gj = cdf->guide[(uint64_t)a >> (32 - cdf->bits)];
-    return (gj & SD_CDF_PURE) && a != 0 ? gj & ~SD_CDF_PURE : sd_cdf_draw_rest(cdf, r, a);
-}
+#include "random/cdf_impl.h"
+#include "random/dist_impl.h"
+#include "random/rng_impl.h"
 
 /* ---- synth.c: the model, shared with ngram.c (issue 13) ------------------------ */
 
@@ -127,50 +93,6 @@ void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
 /* Frees the tables (NULL allowed). */
 void sd_ngram_free(sd_ngram *g);
-
-/* ---- rng.c ----------------------------------------------------------------- */
-
-/* Lazy 53-bit uniforms (rng.h).  A uniform is U = K / 2^53 with K uniform
- * on [1, 2^53): the distribution gsl_rng_uniform_pos has on sd_rng_type().
- * Its top 32 bits are one draw a = gsl_rng_get(r) (MT19937 gives 32 bits),
- * so U lies in [sd_u53_lo(a), sd_u53_hi(a)], both exact doubles; the low
- * 21 bits are a second draw, made by sd_u53_finish only when a comparison
- * cannot be decided from the interval (probability about 2^-32 a
- * threshold).  A decision made this way is the decision the full U gives:
- * the same distribution as drawing U whole, one draw instead of two. */
-static inline double sd_u53_lo(uint32_t a) { return (double)a * 0x1p-32; }
-static inline double sd_u53_hi(uint32_t a) { return (double)a * 0x1p-32 + (0x1p-32 - 0x1p-53); }
-
-/* U whole, given its top 32 bits a: draws the low 21 bits; K = 0 (a = 0 and
- * low bits 0) is excluded by drawing all 53 bits again. */
-static inline double sd_u53_finish(gsl_rng *r, uint32_t a)
-{
-    for (;;) {
-        uint64_t k = (uint64_t)a << 21 | (uint64_t)(gsl_rng_get(r) >> 11);
-        if (k != 0)
-            return (double)k * 0x1p-53;
-        a = (uint32_t)gsl_rng_get(r);
-    }
-}
-
-/* 1 if U s < b for a fresh lazy uniform U (the product rounded, as a
- * double), else 0: a Bernoulli(min(1, b / s)) trial up to rounding, the
- * acceptance test u q(x) < p(x) of the rules.  s >= 0 finite; b any.  When
- * b > s every U passes (U s <= s < b, also after rounding): nothing is
- * drawn. */
-static inline int sd_u53_scaled_below(gsl_rng *r, double s, double b)
-{
-    if (b > s)
-        return 1;
-    uint32_t a = (uint32_t)gsl_rng_get(r);
-    if (a != 0) { /* a = 0: [lo, hi] holds K = 0, which is not a value of U */
-        if (sd_u53_hi(a) * s < b)
-            return 1;
-        if (!(sd_u53_lo(a) * s < b))
-            return 0;
-    }
-    return sd_u53_finish(r, a) * s < b;
-}
 
 /* ---- verify.c: the rule table ------------------------------------------------ */
 

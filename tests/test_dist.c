@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_interp.h>
 
+#include "specdec/cdf.h"
 #include "specdec/dist.h"
 #include "specdec/rng.h"
 #include "specdec/theory.h"

@@ -157,12 +157,12 @@ END_TEST
 START_TEST(markov_fit_and_rows_model)
 {
     const double a[] = { 0.9, 0.95, 0.9, 0.2, 0.3, 0.2, 0.9, 0.95 };
-    sd_markov k = sd_markov_fit(a, 8); /* hard: the 4 smallest, 0.2, 0.3, 0.2 and one of the 0.9s */
+    sd_markov k = sd_theory_markov_fit(a, 8); /* hard: the 4 smallest, 0.2, 0.3, 0.2 and one of the 0.9s */
     ck_assert_double_eq_tol(k.a_easy, (0.9 + 0.9 + 0.95 + 0.95) / 4, 1e-15);
     ck_assert_double_eq_tol(k.a_hard, (0.9 + 0.2 + 0.3 + 0.2) / 4, 1e-15);
     /* H E E H H H E E, E E H H H H E E or E E E H H H H E: 4 or 5 of 7 neighbours alike */
     ck_assert_msg(fabs(k.stay - 4.0 / 7) < 1e-15 || fabs(k.stay - 5.0 / 7) < 1e-15, "stay %g", k.stay);
-    k = sd_markov_fit((const double[]){ 0.75, 0.75, 0.75 }, 3); /* all tied: the states are alike */
+    k = sd_theory_markov_fit((const double[]){ 0.75, 0.75, 0.75 }, 3); /* all tied: the states are alike */
     ck_assert(k.a_easy == 0.75 && k.a_hard == 0.75 && k.stay >= 0.0 && k.stay < 1.0);
     /* a model from matrix rows: each row is a context, rows selected by the history hash */
     const double p[] = { 0.5, 0.5, 0.9, 0.1 }, q[] = { 0.5, 0.5, 0.1, 0.9 }, bad[] = { 0.5, 0.5, 0.9, 0.2 };

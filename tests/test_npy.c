@@ -241,7 +241,7 @@ START_TEST(rows_and_summary)
     sd_npy p = { 2, 4, 2, pv }, q = { 2, 4, 2, qv };
     double beta[2], dd[2];
     sd_sampling s = sd_sampling_defaults();
-    ck_assert_int_eq(sd_sampling_rows(&p, &q, SD_INPUT_PROBS, &s, &s, beta, dd, "p", "q", NULL), SD_OK);
+    ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q, SD_INPUT_PROBS, s, s, "p", "q" }, beta, dd, NULL), SD_OK);
     ck_assert_double_eq_tol(beta[0], 0.55, 1e-15);
     ck_assert_double_eq_tol(dd[0], 0.1, 1e-15);
     ck_assert_double_eq_tol(beta[1], 0.1 + 0.2 + 0.25 + 0.25, 1e-15);
@@ -251,10 +251,10 @@ START_TEST(rows_and_summary)
                         0.6);
     sd_npy q3 = { 1, 4, 2, qv };
     sd_error err;
-    ck_assert_int_eq(sd_sampling_rows(&p, &q3, SD_INPUT_PROBS, &s, &s, beta, dd, "p", "q", &err), SD_EINVAL);
+    ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q3, SD_INPUT_PROBS, s, s, "p", "q" }, beta, dd, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "q: shape (1, 4)", 15) == 0, "%s", err.msg);
     sd_summary sm;
-    ck_assert_int_eq(sd_summarise((const double[]){ 4, 1, 3, 2 }, 4, &sm, NULL), SD_OK);
+    ck_assert_int_eq(sd_sampling_summarise((const double[]){ 4, 1, 3, 2 }, 4, &sm, NULL), SD_OK);
     ck_assert_double_eq(sm.mean, 2.5);
     ck_assert_double_eq_tol(sm.se, sqrt(5.0 / 3.0) / 2.0, 1e-15);
     ck_assert_double_eq_tol(sm.ci_high - sm.mean, 3.182446305284263 * sm.se, 1e-12); /* t(0.975, 3) */
@@ -286,7 +286,7 @@ START_TEST(alpha_temperature_figure_from_a_pair)
     sd_npy p = { 3, 3, 2, pv }, q = { 3, 3, 2, qv };
     sd_sampling s = sd_sampling_defaults();
     double beta[3], dd[3];
-    ck_assert_int_eq(sd_sampling_rows(&p, &q, SD_INPUT_LOGITS, &s, &s, beta, dd, "p", "q", NULL), SD_OK);
+    ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q, SD_INPUT_LOGITS, s, s, "p", "q" }, beta, dd, NULL), SD_OK);
     ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 0)->v.r, 1.0, 1e-12);
     ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 1)->v.r, (beta[0] + beta[1] + beta[2]) / 3, 1e-12);
     ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 4)->v.r, (dd[0] + dd[1] + dd[2]) / 3, 1e-12);

@@ -68,7 +68,7 @@ START_TEST(lazy_acceptance_is_exact)
             w[0] = 0, w[1] |= 2048u; /* a = 0: U is read whole */
         uint64_t k = (uint64_t)w[0] << 21 | w[1] >> 11;
         script_load(s, w, 2);
-        int got = sd_u53_scaled_below(s, scale, bound);
+        int got = sd_rng_u53_scaled_below(s, scale, bound);
         ck_assert_int_eq(got, (double)k * 0x1p-53 * scale < bound);
         if (script_used(s) == 1) /* every U with top bits a decides alike */
             ck_assert_int_eq((double)((uint64_t)w[0] << 21) * 0x1p-53 * scale < bound,
@@ -77,10 +77,10 @@ START_TEST(lazy_acceptance_is_exact)
     }
     ck_assert_uint_gt(second, 10000); /* the thresholds placed inside an interval were read */
     script_load(s, (const uint32_t[]){ 0u }, 1); /* b > s: every U passes, nothing is drawn */
-    ck_assert_int_eq(sd_u53_scaled_below(s, 0.25, 0.5), 1);
+    ck_assert_int_eq(sd_rng_u53_scaled_below(s, 0.25, 0.5), 1);
     ck_assert_uint_eq(script_used(s), 0);
     script_load(s, (const uint32_t[]){ 0u, 0u, 0u, 2048u }, 4); /* K = 0 is redrawn: U = 2^-53 */
-    ck_assert_int_eq(sd_u53_scaled_below(s, 1.0, 0x1p-52), 1);
+    ck_assert_int_eq(sd_rng_u53_scaled_below(s, 1.0, 0x1p-52), 1);
     ck_assert_uint_eq(script_used(s), 4);
     gsl_rng_free(s);
     gsl_rng_free(r);

@@ -87,13 +87,4 @@ SD_API void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q
 SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed,
                                           double *out, sd_error *err);
 
-/* A two-state Markov acceptance (theory.h, sd_markov) fitted to a sequence
- * a[0..n-1], n >= 1: the n/2 smallest values (ties broken by GSL's
- * gsl_sort_index, deterministically) are the hard state, the others easy, so the states hold equal shares as
- * the symmetric chain's stationary law does; a_easy and a_hard are the
- * two halves' means, stay the share of neighbours in the same state.  With
- * one state (n = 1), or a stay of 1 (impossible with both states in one
- * sequence), stay is 1/2.  Never fails. */
-SD_API sd_markov sd_markov_fit(const double *a, size_t n);
-
 #endif

@@ -48,7 +48,7 @@ typedef struct {
 SD_API sd_sampling sd_sampling_defaults(void);
 
 /* "logits", "probs", NULL: indexed by sd_input (static). */
-SD_API const char *const *sd_input_names(void);
+SD_API const char *const *sd_sampling_input_names(void);
 
 /* Applies s to in[0..n-1], read as kind, into the distribution out[0..n-1]
  * (the caller's; in and out may be the same array), as described above.
@@ -59,23 +59,23 @@ SD_API const char *const *sd_input_names(void);
 SD_API sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
                                    const char *name, sd_error *err);
 
-/* The deterministic-draft acceptance p(argmax q) of distributions p and q
- * over n tokens (not checked): where q ties for its maximum, the tied token
- * p ranks first (the largest p), as the rule's rank space does (verify.h).
- * In [0, 1]; never fails. */
-SD_API double sd_dist_point_acceptance(const double *p, const double *q, size_t n);
+/* A matrix pair and the settings each side is sampled with: row i of p
+ * (the target) and of q (the draft) are the distributions at one position. */
+typedef struct {
+    const sd_npy *p, *q;        /* the same shape */
+    sd_input kind;              /* what their numbers are */
+    sd_sampling target, draft;  /* applied to p's rows and to q's */
+    const char *p_name, *q_name; /* for messages, e.g. the files' paths */
+} sd_sampling_pair;
 
-/* The rows of a matrix pair under settings: row i of p (target) and of q
- * (draft) transformed by target and draft, then beta[i] = sum min(p, q)
- * (eq. 1: adjusted, target and block at one position) and dd[i] =
- * p(argmax q) (deterministic-draft), both arrays the caller's of p->rows.
- * p and q must have the same shape (SD_EINVAL otherwise, naming q_name)
- * and kind says what their numbers are; SD_EINVAL as sd_sampling_apply
- * (naming "P_NAME row i" or "Q_NAME row i"); SD_ENOMEM.  On failure beta and dd may be
- * partly written. */
-SD_API sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
-                                  const sd_sampling *draft, double *beta, double *dd, const char *p_name,
-                                  const char *q_name, sd_error *err);
+/* The rows of a pair under its settings: row i of p and of q transformed
+ * by target and draft, then beta[i] = sum min(p, q) (eq. 1: adjusted,
+ * target and block at one position) and dd[i] = p(argmax q)
+ * (deterministic-draft, dist.h), both arrays the caller's of p->rows.
+ * SD_EINVAL when the shapes differ (naming q_name), or as
+ * sd_sampling_apply (naming "P_NAME row i" or "Q_NAME row i"); SD_ENOMEM.
+ * On failure beta and dd may be partly written. */
+SD_API sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err);
 
 /* The mean of x[0..n-1] with its standard error and 95% interval (Student
  * t with n - 1 degrees of freedom; the interval is the mean itself when
@@ -89,6 +89,6 @@ typedef struct {
 
 /* Summarises x[0..n-1], n >= 1 (sorts a copy).  SD_ENOMEM, the only
  * failure; *out is then untouched. */
-SD_API sd_status sd_summarise(const double *x, size_t n, sd_summary *out, sd_error *err);
+SD_API sd_status sd_sampling_summarise(const double *x, size_t n, sd_summary *out, sd_error *err);
 
 #endif

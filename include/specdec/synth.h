@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "specdec/cdf.h"
 #include "specdec/dist.h"
 #include "specdec/status.h"
 

@@ -130,6 +130,16 @@ SD_API double sd_theory_markov_mean_alpha(const sd_markov *m);
  * outside the domain; never fails otherwise.  O(log gamma). */
 SD_API double sd_theory_markov_survival(const sd_markov *m, double gamma, double k);
 
+/* A two-state Markov acceptance (sd_markov above) fitted to a sequence
+ * a[0..n-1], n >= 1: the n/2 smallest values (ties broken by GSL's
+ * gsl_sort_index, deterministically) are the hard state, the others easy, so the states hold equal shares as
+ * the symmetric chain's stationary law does; a_easy and a_hard are the
+ * two halves' means, stay the share of neighbours in the same state.  With
+ * one state (n = 1), or a stay of 1 (impossible with both states in one
+ * sequence), stay is 1/2.  Never fails. */
+SD_API sd_markov sd_theory_markov_fit(const double *a, size_t n);
+
+
 /* ---- engine metrics ----------------------------------------------------------- */
 
 /* What serving engines report for i.i.d. acceptance alpha at draft length

@@ -342,7 +342,7 @@ static sd_status fit_path(const sd_engine_config *ec, sd_markov *mk, sd_error *e
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
     sd_status st = sd_model_path_acceptance(ec->model, ec->verifier, PATH_TOKENS, ec->seed, path, err);
     if (st == SD_OK)
-        *mk = sd_markov_fit(path, PATH_TOKENS);
+        *mk = sd_theory_markov_fit(path, PATH_TOKENS);
     free(path);
     return st;
 }

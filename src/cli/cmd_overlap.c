@@ -48,7 +48,7 @@ static sd_status matrix_rows(sd_table *t, const sd_sampling *tg, const sd_sampli
     const double *x[2] = { beta, dd };
     for (int r = 0; r < 2 && st == SD_OK; r++) {
         sd_summary s;
-        if ((st = sd_summarise(x[r], rows, &s, err)) != SD_OK)
+        if ((st = sd_sampling_summarise(x[r], rows, &s, err)) != SD_OK)
             break;
         const sd_cell more[NSUM] = { sd_text(rule[r]), sd_int((long long)rows), sd_real(s.mean), sd_real(s.se),
                                      sd_real(s.ci_low), sd_real(s.ci_high), sd_real(s.q[0]), sd_real(s.q[1]),
@@ -95,7 +95,9 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
         char pn[300], qn[300];
         snprintf(pn, sizeof pn, "--p-npy: %.280s", cli_value(a, "--p-npy"));
         snprintf(qn, sizeof qn, "--q-npy: %.280s", cli_value(a, "--q-npy"));
-        if ((st = sd_sampling_rows(&p, &q, kind, &tg, &dr, beta, dd, pn, qn, err)) == SD_OK)
+        const sd_sampling_pair pair = { .p = &p, .q = &q, .kind = kind, .target = tg, .draft = dr, .p_name = pn,
+                                        .q_name = qn };
+        if ((st = sd_sampling_rows(&pair, beta, dd, err)) == SD_OK)
             st = matrix_rows(t, &tg, &dr, with_draft, per_row, beta, dd, p.rows, err);
     }
 done:

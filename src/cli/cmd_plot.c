@@ -46,7 +46,7 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
     if (cli_given(a, "--p-npy") != cli_given(a, "--q-npy"))
         return sd_status_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
     int kind = SD_INPUT_LOGITS;
-    sd_status kst = cli_choice(a, "--npy-input", sd_input_names(), "logits", &kind, err);
+    sd_status kst = cli_choice(a, "--npy-input", sd_sampling_input_names(), "logits", &kind, err);
     if (kst != SD_OK)
         return kst;
     in.npy_probs = kind == SD_INPUT_PROBS;

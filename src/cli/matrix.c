@@ -82,7 +82,7 @@ sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err)
     int k;
     if (!cli_given(a, "--input"))
         return sd_status_fail(err, SD_EINVAL, "--input is required with .npy files: say whether they hold logits or probs");
-    sd_status st = cli_choice(a, "--input", sd_input_names(), NULL, &k, err);
+    sd_status st = cli_choice(a, "--input", sd_sampling_input_names(), NULL, &k, err);
     *kind = (sd_input)k;
     return st;
 }

@@ -10,7 +10,7 @@
 /* u q(x) < p(x), u in (0, 1), strict; no uniform is drawn when p(x) > q(x). */
 static int accept_ratio(const sd_context *c, uint32_t x, gsl_rng *r)
 {
-    return sd_u53_scaled_below(r, c->q[x], c->p[x]);
+    return sd_rng_u53_scaled_below(r, c->q[x], c->p[x]);
 }
 
 static int accept_argmax(const sd_context *c, uint32_t x, gsl_rng *r)
@@ -70,7 +70,7 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
     }
     for (size_t x = 0; x < n; x++)
         w[x] = fmax(P[tau] * c->p[x] - c->q[x], 0.0);
-    size_t x = sd_sample_weights(w, n, cum, r);
+    size_t x = sd_cdf_sample_weights(w, n, cum, r);
     *last = x < n ? (uint32_t)x : (uint32_t)sd_cdf_draw(&c->p_cdf, r); /* p = q: fall back to p */
     return tau;
 }
@@ -81,7 +81,7 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
  * norm(max(0, p - delta_x)) is p with x zeroed. */
 static int accept_point_mass(const sd_context *c, uint32_t x, gsl_rng *r)
 {
-    return sd_u53_scaled_below(r, 1.0, c->p[x]); /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
+    return sd_rng_u53_scaled_below(r, 1.0, c->p[x]); /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
 }
 
 /* A draw from norm(p with argmax_q zeroed), by drawing from p until the
@@ -200,7 +200,7 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
     const double *rcur = c->p; /* r_1 = p */
     for (size_t j = 0; j < k; j++) {
         uint32_t x = (uint32_t)sd_cdf_draw(&c->q_cdf, r);
-        if (sd_u53_scaled_below(r, c->q[x], rcur[x])) { /* as accept_ratio */
+        if (sd_rng_u53_scaled_below(r, c->q[x], rcur[x])) { /* as accept_ratio */
             *accepted = 1;
             return x;
         }
@@ -215,6 +215,6 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
         rcur = res;
     }
     *accepted = 0;
-    size_t t = sd_sample_weights(rcur, nv, cum, r);
+    size_t t = sd_cdf_sample_weights(rcur, nv, cum, r);
     return t < nv ? (uint32_t)t : (uint32_t)sd_cdf_draw(&c->p_cdf, r);
 }

@@ -341,30 +341,3 @@ sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size
     gsl_rng_free(r);
     return SD_OK;
 }
-
-sd_markov sd_markov_fit(const double *a, size_t n)
-{
-    /* hard: the n/2 smallest values (ties as gsl_sort_index leaves them), so the two states
-     * hold equal shares, as the symmetric chain's stationary law does */
-    size_t *idx = malloc(n * sizeof *idx);
-    unsigned char *hard = calloc(n, 1);
-    double sum[2] = { 0, 0 }, cnt[2] = { 0, 0 }, same = 0, mean = 0;
-    if (idx == NULL || hard == NULL) { /* no room: one state at the mean */
-        free(idx), free(hard);
-        for (size_t i = 0; i < n; i++)
-            mean += a[i] / (double)n;
-        return (sd_markov){ mean, mean, 0.5 };
-    }
-    gsl_sort_index(idx, a, 1, n);
-    for (size_t j = 0; j < n / 2; j++)
-        hard[idx[j]] = 1;
-    for (size_t i = 0; i < n; i++) {
-        sum[hard[i]] += a[i], cnt[hard[i]] += 1;
-        same += i > 0 && hard[i] == hard[i - 1];
-    }
-    free(idx), free(hard);
-    if (!(cnt[1] > 0)) /* n = 1: one state */
-        return (sd_markov){ sum[0] / cnt[0], sum[0] / cnt[0], 0.5 };
-    double stay = same / (double)(n - 1);
-    return (sd_markov){ sum[0] / cnt[0], sum[1] / cnt[1], stay < 1.0 ? stay : 0.5 };
-}

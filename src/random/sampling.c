@@ -17,7 +17,7 @@
 
 static const char *const INPUT_NAMES[] = { "logits", "probs", NULL };
 
-const char *const *sd_input_names(void) { return INPUT_NAMES; }
+const char *const *sd_sampling_input_names(void) { return INPUT_NAMES; }
 
 sd_sampling sd_sampling_defaults(void)
 {
@@ -134,40 +134,31 @@ sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *i
     return SD_OK;
 }
 
-double sd_dist_point_acceptance(const double *p, const double *q, size_t n)
+sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err)
 {
-    size_t x = 0;
-    for (size_t i = 1; i < n; i++)
-        if (q[i] > q[x] || (!(q[i] < q[x]) && p[i] > p[x]))
-            x = i;
-    return p[x];
-}
-
-sd_status sd_sampling_rows(const sd_npy *p, const sd_npy *q, sd_input kind, const sd_sampling *target,
-                           const sd_sampling *draft, double *beta, double *dd, const char *p_name, const char *q_name,
-                           sd_error *err)
-{
+    const sd_npy *p = pair->p, *q = pair->q;
     if (p->rows != q->rows || p->cols != q->cols)
-        return sd_status_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", q_name, q->rows, q->cols,
-                              p_name, p->rows, p->cols);
+        return sd_status_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", pair->q_name, q->rows,
+                              q->cols, pair->p_name, p->rows, p->cols);
     size_t n = p->cols;
     double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
     sd_status st = pr == NULL || qr == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
     for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
         char pn[320], qn[320];
-        snprintf(pn, sizeof pn, "%.280s row %zu", p_name, i);
-        snprintf(qn, sizeof qn, "%.280s row %zu", q_name, i);
-        if ((st = sd_sampling_apply(target, kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
-            (st = sd_sampling_apply(draft, kind, q->v + i * n, n, qr, qn, err)) == SD_OK) {
+        snprintf(pn, sizeof pn, "%.280s row %zu", pair->p_name, i);
+        snprintf(qn, sizeof qn, "%.280s row %zu", pair->q_name, i);
+        if ((st = sd_sampling_apply(&pair->target, pair->kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
+            (st = sd_sampling_apply(&pair->draft, pair->kind, q->v + i * n, n, qr, qn, err)) == SD_OK) {
             beta[i] = sd_dist_overlap(pr, qr, n);
             dd[i] = sd_dist_point_acceptance(pr, qr, n);
         }
     }
-    free(pr), free(qr);
+    free(pr);
+    free(qr);
     return st;
 }
 
-sd_status sd_summarise(const double *x, size_t n, sd_summary *out, sd_error *err)
+sd_status sd_sampling_summarise(const double *x, size_t n, sd_summary *out, sd_error *err)
 {
     static const double LEVELS[7] = { 0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0 };
     double *s = malloc(n * sizeof *s);

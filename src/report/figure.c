@@ -617,9 +617,12 @@ static sd_status alpha_temperature(const sd_figure_input *in, const char *name, 
         sd_sampling s = sd_sampling_defaults();
         s.temperature = 0.05 * i;
         sd_summary a, b;
-        if ((st = sd_sampling_rows(&p, &q, in->npy_probs ? SD_INPUT_PROBS : SD_INPUT_LOGITS, &s, &s, beta, dd,
-                                   in->p_npy ? in->p_npy : "p", in->q_npy ? in->q_npy : "q", err)) != SD_OK ||
-            (st = sd_summarise(beta, p.rows, &a, err)) != SD_OK || (st = sd_summarise(dd, p.rows, &b, err)) != SD_OK)
+        const sd_sampling_pair pair = { .p = &p, .q = &q, .kind = in->npy_probs ? SD_INPUT_PROBS : SD_INPUT_LOGITS,
+                                        .target = s, .draft = s, .p_name = in->p_npy ? in->p_npy : "p",
+                                        .q_name = in->q_npy ? in->q_npy : "q" };
+        if ((st = sd_sampling_rows(&pair, beta, dd, err)) != SD_OK ||
+            (st = sd_sampling_summarise(beta, p.rows, &a, err)) != SD_OK ||
+            (st = sd_sampling_summarise(dd, p.rows, &b, err)) != SD_OK)
             break;
         const sd_cell row[] = { sd_real(s.temperature), sd_real(a.mean), sd_real(a.ci_low), sd_real(a.ci_high),
                                 sd_real(b.mean), sd_real(b.ci_low), sd_real(b.ci_high) };

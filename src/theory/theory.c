@@ -13,10 +13,12 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <gsl/gsl_sf_lambert.h>
+#include <gsl/gsl_sort.h>
 
 static int alpha_ok(double alpha) { return alpha >= 0.0 && alpha <= 1.0; }
 static int nonneg_ok(double x) { return x >= 0.0 && x < INFINITY; }
@@ -414,4 +416,31 @@ sd_status sd_theory_alpha_from_rate(double rate, double gamma, double *alpha, sd
         return sd_status_fail(err, SD_EINVAL, "rate: %.10g is outside [0, 1]; no alpha in [0, 1] gives it", rate);
     sd_status st = sd_theory_alpha_from_length(1.0 + rate * gamma, gamma, alpha, err);
     return st;
+}
+
+sd_markov sd_theory_markov_fit(const double *a, size_t n)
+{
+    /* hard: the n/2 smallest values (ties as gsl_sort_index leaves them), so the two states
+     * hold equal shares, as the symmetric chain's stationary law does */
+    size_t *idx = malloc(n * sizeof *idx);
+    unsigned char *hard = calloc(n, 1);
+    double sum[2] = { 0, 0 }, cnt[2] = { 0, 0 }, same = 0, mean = 0;
+    if (idx == NULL || hard == NULL) { /* no room: one state at the mean */
+        free(idx), free(hard);
+        for (size_t i = 0; i < n; i++)
+            mean += a[i] / (double)n;
+        return (sd_markov){ mean, mean, 0.5 };
+    }
+    gsl_sort_index(idx, a, 1, n);
+    for (size_t j = 0; j < n / 2; j++)
+        hard[idx[j]] = 1;
+    for (size_t i = 0; i < n; i++) {
+        sum[hard[i]] += a[i], cnt[hard[i]] += 1;
+        same += i > 0 && hard[i] == hard[i - 1];
+    }
+    free(idx), free(hard);
+    if (!(cnt[1] > 0)) /* n = 1: one state */
+        return (sd_markov){ sum[0] / cnt[0], sum[0] / cnt[0], 0.5 };
+    double stay = same / (double)(n - 1);
+    return (sd_markov){ sum[0] / cnt[0], sum[1] / cnt[1], stay < 1.0 ? stay : 0.5 };
 }
