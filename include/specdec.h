@@ -22,6 +22,7 @@
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
  *   specdec/ngram.h     a byte-level Kneser-Ney target/draft pair on real text
  *   specdec/partial.h   partial results of sharded runs: text form and merge
+ *   specdec/dtype.h     number types: fp4 ... fp32, their names and sizes
  *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
  *   specdec/cost.h      the roofline cost model, operator by operator or per pass
  *   specdec/calibrate.h the cost model fitted to measured step times
@@ -78,6 +79,7 @@
 #include "specdec/verify.h"
 #include "specdec/engine.h"
 #include "specdec/partial.h"
+#include "specdec/dtype.h"
 #include "specdec/presets.h"
 #include "specdec/ngram.h"
 #include "specdec/cost.h"

@@ -162,33 +162,4 @@ void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *s
  * tokens (0 without tokens) -- the engine's rule, which merging keeps. */
 void sd_engine_finish_alpha(sd_engine_stats *s);
 
-/* ---- presets.c: TSV files of records ---------------------------------------------------- */
-
-/* How one column becomes a field of a record. */
-typedef enum {
-    SD_COL_NAME,   /* text of 1 to 63 characters into a char[64] */
-    SD_COL_NUMBER, /* a number in [min, max] (whole when whole), times scale, into a double */
-    SD_COL_DTYPE,  /* a number type's name (presets.h) into an sd_dtype */
-} sd_col_kind;
-
-typedef struct {
-    const char *col;
-    sd_col_kind kind;
-    size_t offset;       /* of the field in the record */
-    double min, max;     /* numbers */
-    int whole;           /* numbers */
-    double scale;        /* numbers: the file's unit in SI units */
-    int dash;            /* numbers: "-" stands for 0 */
-    int optional;        /* the column may be missing: every record gets dflt */
-    double dflt;
-} sd_col_spec;
-
-/* Every row of the TSV file path (header line, # comments, at most 100000
- * rows) as a calloc'd array of *n records of `size` bytes, each field read
- * by its column spec; a record's `line` field, when line_offset is not
- * (size_t)-1, gets the row's line.  SD_EINVAL names the file, line and
- * column; SD_ENOMEM.  On failure *out and *n are untouched. */
-sd_status sd_load_records(const char *path, const sd_col_spec *cols, size_t ncols, size_t size, size_t line_offset,
-                          void **out, size_t *n, sd_error *err);
-
 #endif

@@ -37,7 +37,7 @@ static sd_cost_params pass_params(void)
 /* The 70B + 1B pair on one H100 at i.i.d. alpha over gammas[0..ng-1]. */
 static sd_roofline_request request(const sd_cost_params *cp, double alpha, const double *gammas, size_t ng)
 {
-    sd_roofline_request rq = sd_roofline_defaults();
+    sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = &TARGET, rq.draft = &DRAFT, rq.hardware = &H100, rq.params = rq.draft_params = *cp;
     rq.alpha = alpha, rq.gammas = gammas, rq.ngammas = ng;
     return rq;
@@ -537,7 +537,7 @@ START_TEST(calibration_recovers)
     sd_calibration *f;
     size_t nf;
     sd_error err;
-    ck_assert_int_eq(sd_calibrate(&p, rows, n, &start, &f, &nf, pred, &err), SD_OK);
+    ck_assert_int_eq(sd_calibrate(&(sd_calibrate_request){ .presets = &p, .rows = rows, .nrows = n, .start = start }, &f, &nf, pred, &err), SD_OK);
     ck_assert_uint_eq(nf, 1);
     ck_assert_uint_eq(f->rows, n);
     ck_assert_int_eq(f->held_flops + f->held_bw, 0);
@@ -551,15 +551,15 @@ START_TEST(calibration_recovers)
     free(f);
     /* negative control: times no roofline makes */
     n = make_times(rows, 0.62, 0.71, 35e-6, 1, r);
-    ck_assert_int_eq(sd_calibrate(&p, rows, n, &start, &f, &nf, pred, &err), SD_OK);
+    ck_assert_int_eq(sd_calibrate(&(sd_calibrate_request){ .presets = &p, .rows = rows, .nrows = n, .start = start }, &f, &nf, pred, &err), SD_OK);
     ck_assert_msg(f->max_rel_residual > 0.3 && f->rms_rel_residual > 0.1, "wrong data fits: rms %g max %g",
                   f->rms_rel_residual, f->max_rel_residual);
     free(f);
     /* too few rows, unknown names */
-    ck_assert_int_eq(sd_calibrate(&p, rows, 3, &start, &f, &nf, pred, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_calibrate(&(sd_calibrate_request){ .presets = &p, .rows = rows, .nrows = 3, .start = start }, &f, &nf, pred, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "has 3 rows; at least 4 are needed"));
     snprintf(rows[0].model, sizeof rows[0].model, "gpt-9");
-    ck_assert_int_eq(sd_calibrate(&p, rows, n, &start, &f, &nf, pred, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_calibrate(&(sd_calibrate_request){ .presets = &p, .rows = rows, .nrows = n, .start = start }, &f, &nf, pred, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "1: model: unknown model 'gpt-9'"));
     gsl_rng_free(r);
 }
@@ -584,7 +584,7 @@ START_TEST(calibration_holds_what_rows_cannot_see)
     sd_calibration *f;
     size_t nf;
     sd_error err;
-    ck_assert_msg(sd_calibrate(&p, rows, 6, &start, &f, &nf, NULL, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_calibrate(&(sd_calibrate_request){ .presets = &p, .rows = rows, .nrows = 6, .start = start }, &f, &nf, NULL, &err) == SD_OK, "%s", err.msg);
     ck_assert_int_eq(f->held_flops, 1);
     ck_assert_double_eq(f->eta_flops, 0.5);
     ck_assert_double_eq(f->se_eta_flops, 0);

@@ -368,7 +368,7 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     ck_assert_int_eq(sd_presets_model(&p, "draft", d.draft, &dm, NULL), SD_OK);
     ck_assert_int_eq(sd_presets_hardware(&p, "hardware", sd_table_name(t, 1), &h, NULL), SD_OK);
     static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-    sd_roofline_request rq = sd_roofline_defaults();
+    sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = tm, rq.draft = dm, rq.hardware = h, rq.alpha = 0.8, rq.gammas = gammas, rq.ngammas = 16;
     sd_roofline_point r;
     sd_cost_roofline(&rq, 1, 1024, &r);

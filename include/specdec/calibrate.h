@@ -34,7 +34,7 @@ typedef struct {
  * >= 1, context whole >= 0, seconds > 0 and finite.  *out is malloc'd
  * (release with free()).  SD_EINVAL names the file, line and column;
  * SD_ENOMEM.  On failure *out and *n are untouched. */
-SD_API sd_status sd_step_times_load(const char *path, sd_step_time **out, size_t *n, sd_error *err);
+SD_API sd_status sd_calibrate_load_times(const char *path, sd_step_time **out, size_t *n, sd_error *err);
 
 /* One (model, hardware) fit. */
 typedef struct {
@@ -48,27 +48,36 @@ typedef struct {
     double rms_rel_residual, max_rel_residual;
 } sd_calibration;
 
-/* Fits every (model, hardware) group of rows[0..n-1] (in order of first
- * appearance) with the given granularity, starting from start's eta_F,
- * eta_BW and t0.  *out is malloc'd (release with free()), *nout its
- * length; predicted, when not NULL, receives each row's fitted time.
- * SD_EINVAL when a row names a model or hardware not in p (message
- * "LINE: ..."), when the hardware lacks the model's compute type, when a
- * group has fewer than 4 rows, when the fit fails to converge, or when its
- * best values lie outside what roofline accepts (eta's in [0.001, 1], t0
- * in [0, 1] s: times no efficiency explains);
- * SD_ENOMEM.  On failure *out is untouched. */
-SD_API sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, const sd_cost_params *start,
-                              sd_calibration **out, size_t *nout, double *predicted, sd_error *err);
+/* What to fit: the step times rows[0..nrows-1], the presets they name, and
+ * where the fit starts (start's eta_F, eta_BW and t0) with which
+ * granularity (start's). */
+typedef struct {
+    const sd_presets *presets;
+    const sd_step_time *rows;
+    size_t nrows;
+    sd_cost_params start;
+} sd_calibrate_request;
+
+/* Fits every (model, hardware) group of rq's rows (in order of first
+ * appearance).  *out is malloc'd (release with free()), *nout its length;
+ * predicted, when not NULL, receives each row's fitted time (nrows).
+ * SD_EINVAL when a row names a model or hardware not in the presets
+ * (message "LINE: ..."), when the hardware lacks the model's compute type,
+ * when a group has fewer than 4 rows, when the fit fails to converge, or
+ * when its best values lie outside what roofline accepts (eta's in
+ * [0.001, 1], t0 in [0, 1] s: times no efficiency explains); SD_ENOMEM.
+ * On failure *out is untouched. */
+SD_API sd_status sd_calibrate(const sd_calibrate_request *rq, sd_calibration **out, size_t *nout, double *predicted,
+                              sd_error *err);
 
 /* Fits as saved: a TSV file with columns model, hardware, granularity,
  * eta_flops, eta_bw and overhead (others ignored): eta's in [0.001, 1],
  * overhead in [0, 1] s.
  * *out is malloc'd; SD_EINVAL naming file, line and column, SD_ENOMEM. */
-SD_API sd_status sd_calibration_load(const char *path, sd_calibration **out, size_t *n, sd_error *err);
+SD_API sd_status sd_calibrate_load(const char *path, sd_calibration **out, size_t *n, sd_error *err);
 
 /* The fit for (model, hardware) among fits[0..n-1], or NULL. */
-SD_API const sd_calibration *sd_calibration_find(const sd_calibration *fits, size_t n, const char *model,
+SD_API const sd_calibration *sd_calibrate_find(const sd_calibration *fits, size_t n, const char *model,
                                                  const char *hardware);
 
 #endif

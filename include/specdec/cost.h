@@ -129,7 +129,7 @@ typedef struct {
 
 /* A request with the default cost parameters for both models and nothing
  * else set.  Never fails. */
-SD_API sd_roofline_request sd_roofline_defaults(void);
+SD_API sd_roofline_request sd_cost_roofline_defaults(void);
 
 /* The acceptance rate the request gives at context S (alpha, or the
  * interpolated table).  NaN when acc is set. */

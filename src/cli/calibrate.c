@@ -57,7 +57,7 @@ static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred,
                                         "eta_bw_se", "overhead", "overhead_se" };
     sd_status st = cli_table(15, cols, out, err);
     for (size_t i = 0; i < n && st == SD_OK; i++) {
-        const sd_calibration *c = sd_calibration_find(f, nf, r[i].model, r[i].hardware);
+        const sd_calibration *c = sd_calibrate_find(f, nf, r[i].model, r[i].hardware);
         const sd_cell row[] = { sd_text(r[i].model), sd_text(r[i].hardware), sd_int((long long)r[i].batch),
                                 sd_int((long long)r[i].context), sd_int((long long)r[i].tokens),
                                 sd_int((long long)r[i].tp), sd_real(r[i].seconds), sd_real(pred[i]),
@@ -96,14 +96,15 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
         (st = cli_number(a, &CLI_ETA_F, "0.5", &start.eta_flops, err)) != SD_OK ||
         (st = cli_number(a, &CLI_ETA_BW, "0.8", &start.eta_bw, err)) != SD_OK ||
         (st = cli_number(a, &CLI_OVERHEAD, "2e-5", &start.overhead, err)) != SD_OK ||
-        (st = sd_step_times_load(cli_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
+        (st = sd_calibrate_load_times(cli_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
         return st;
     start.granularity = (sd_granularity)gran;
     if ((pred = calloc(n ? n : 1, sizeof *pred)) == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
         st = sd_status_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
-    else if ((st = sd_calibrate(p, rows, n, &start, &fits, &nf, pred, err)) != SD_OK) {
+    else if ((st = sd_calibrate(&(sd_calibrate_request){ .presets = p, .rows = rows, .nrows = n, .start = start },
+                                 &fits, &nf, pred, err)) != SD_OK) {
         char msg[sizeof err->msg]; /* the library's message, with the file */
         snprintf(msg, sizeof msg, "%s", err->msg);
         sd_status_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);

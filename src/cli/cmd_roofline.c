@@ -96,7 +96,7 @@ static sd_status cost_params(const cli_args *a, const setting *s, const sd_model
                        (st = cli_number(a, &CLI_ETA_BW, "0.8", &cp->eta_bw, err)) != SD_OK
                    ? st
                    : cli_number(a, &CLI_OVERHEAD, "2e-5", &cp->overhead, err);
-    const sd_calibration *c = sd_calibration_find(s->fits, s->nfits, m->name, h->name);
+    const sd_calibration *c = sd_calibrate_find(s->fits, s->nfits, m->name, h->name);
     if (c == NULL)
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
                               m->name, h->name);
@@ -114,12 +114,12 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
     sd_status st;
     const sd_presets *p = &s->presets;
     const char *draft = cli_value(a, "--draft");
-    *rq = sd_roofline_defaults();
+    *rq = sd_cost_roofline_defaults();
     if (cli_given(a, "--calibration") &&
         (cli_given(a, "--eta-flops") || cli_given(a, "--eta-bw") || cli_given(a, "--overhead")))
         return sd_status_fail(err, SD_EINVAL, "--calibration: give it or --eta-flops, --eta-bw and --overhead, not both");
     if (cli_given(a, "--calibration") &&
-        (st = sd_calibration_load(cli_value(a, "--calibration"), &s->fits, &s->nfits, err)) != SD_OK)
+        (st = sd_calibrate_load(cli_value(a, "--calibration"), &s->fits, &s->nfits, err)) != SD_OK)
         return st;
     if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
         (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
@@ -131,7 +131,7 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
         (st = cost_params(a, s, rq->target, rq->hardware, &rq->params, err)) != SD_OK)
         return st;
     if (s->fits != NULL && rq->draft != rq->target &&
-        sd_calibration_find(s->fits, s->nfits, rq->draft->name, rq->hardware->name) == NULL) {
+        sd_calibrate_find(s->fits, s->nfits, rq->draft->name, rq->hardware->name) == NULL) {
         rq->draft_params = rq->params; /* a draft not measured: the target's fit, and a note says so */
         s->draft_borrowed = 1;
     } else if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK)

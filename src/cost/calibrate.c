@@ -12,47 +12,53 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
-#include "internal.h"
+#include "records.h"
 
 #define S(field) offsetof(sd_step_time, field)
 #define C(field) offsetof(sd_calibration, field)
 
-sd_status sd_step_times_load(const char *path, sd_step_time **out, size_t *n, sd_error *err)
+sd_status sd_calibrate_load_times(const char *path, sd_step_time **out, size_t *n, sd_error *err)
 {
-    static const sd_col_spec cols[] = {
-        { "model", SD_COL_NAME, S(model), 0, 0, 0, 0, 0, 0, 0 },
-        { "hardware", SD_COL_NAME, S(hardware), 0, 0, 0, 0, 0, 0, 0 },
-        { "batch", SD_COL_NUMBER, S(batch), 1, 1048576, 1, 1, 0, 0, 0 },
-        { "context", SD_COL_NUMBER, S(context), 0, 16777216, 1, 1, 0, 0, 0 },
-        { "tokens", SD_COL_NUMBER, S(tokens), 1, 4096, 1, 1, 0, 0, 0 },
-        { "seconds", SD_COL_NUMBER, S(seconds), 1e-300, 1e6, 0, 1, 0, 0, 0 },
-        { "tp", SD_COL_NUMBER, S(tp), 1, 1024, 1, 1, 0, 1, 1 },
+    static const sd_records_col cols[] = {
+        { .col = "model", .kind = SD_RECORDS_NAME, .offset = S(model) },
+        { .col = "hardware", .kind = SD_RECORDS_NAME, .offset = S(hardware) },
+        { .col = "batch", .kind = SD_RECORDS_NUMBER, .offset = S(batch),
+          .min = 1, .max = 1048576, .whole = 1, .scale = 1 },
+        { .col = "context", .kind = SD_RECORDS_NUMBER, .offset = S(context),
+          .min = 0, .max = 16777216, .whole = 1, .scale = 1 },
+        { .col = "tokens", .kind = SD_RECORDS_NUMBER, .offset = S(tokens),
+          .min = 1, .max = 4096, .whole = 1, .scale = 1 },
+        { .col = "seconds", .kind = SD_RECORDS_NUMBER, .offset = S(seconds), .min = 1e-300, .max = 1e6, .scale = 1 },
+        { .col = "tp", .kind = SD_RECORDS_NUMBER, .offset = S(tp),
+          .min = 1, .max = 1024, .whole = 1, .scale = 1, .optional = 1, .dflt = 1 },
     };
     void *rec;
-    sd_status st = sd_load_records(path, cols, sizeof cols / sizeof cols[0], sizeof **out, S(line), &rec, n, err);
+    const sd_records_layout layout = { cols, sizeof cols / sizeof cols[0], sizeof **out, S(line) };
+    sd_status st = sd_records_load(path, &layout, &rec, n, err);
     if (st == SD_OK)
         *out = rec;
     return st;
 }
 
-sd_status sd_calibration_load(const char *path, sd_calibration **out, size_t *n, sd_error *err)
+sd_status sd_calibrate_load(const char *path, sd_calibration **out, size_t *n, sd_error *err)
 {
-    static const sd_col_spec cols[] = {
-        { "model", SD_COL_NAME, C(model), 0, 0, 0, 0, 0, 0, 0 },
-        { "hardware", SD_COL_NAME, C(hardware), 0, 0, 0, 0, 0, 0, 0 },
-        { "granularity", SD_COL_NAME, C(granularity), 0, 0, 0, 0, 0, 0, 0 },
-        { "eta_flops", SD_COL_NUMBER, C(eta_flops), 1e-3, 1, 0, 1, 0, 0, 0 },
-        { "eta_bw", SD_COL_NUMBER, C(eta_bw), 1e-3, 1, 0, 1, 0, 0, 0 },
-        { "overhead", SD_COL_NUMBER, C(overhead), 0, 1, 0, 1, 0, 0, 0 },
+    static const sd_records_col cols[] = {
+        { .col = "model", .kind = SD_RECORDS_NAME, .offset = C(model) },
+        { .col = "hardware", .kind = SD_RECORDS_NAME, .offset = C(hardware) },
+        { .col = "granularity", .kind = SD_RECORDS_NAME, .offset = C(granularity) },
+        { .col = "eta_flops", .kind = SD_RECORDS_NUMBER, .offset = C(eta_flops), .min = 1e-3, .max = 1, .scale = 1 },
+        { .col = "eta_bw", .kind = SD_RECORDS_NUMBER, .offset = C(eta_bw), .min = 1e-3, .max = 1, .scale = 1 },
+        { .col = "overhead", .kind = SD_RECORDS_NUMBER, .offset = C(overhead), .min = 0, .max = 1, .scale = 1 },
     };
     void *rec;
-    sd_status st = sd_load_records(path, cols, sizeof cols / sizeof cols[0], sizeof **out, (size_t)-1, &rec, n, err);
+    const sd_records_layout layout = { cols, sizeof cols / sizeof cols[0], sizeof **out, (size_t)-1 };
+    sd_status st = sd_records_load(path, &layout, &rec, n, err);
     if (st == SD_OK)
         *out = rec;
     return st;
 }
 
-const sd_calibration *sd_calibration_find(const sd_calibration *fits, size_t n, const char *model, const char *hardware)
+const sd_calibration *sd_calibrate_find(const sd_calibration *fits, size_t n, const char *model, const char *hardware)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(fits[i].model, model) == 0 && strcmp(fits[i].hardware, hardware) == 0)
@@ -193,9 +199,13 @@ static sd_status fit_group(group *g, sd_calibration *out, double *predicted, sd_
                           g->h->name);
 }
 
-sd_status sd_calibrate(const sd_presets *p, const sd_step_time *rows, size_t n, const sd_cost_params *start,
-                       sd_calibration **out, size_t *nout, double *predicted, sd_error *err)
+sd_status sd_calibrate(const sd_calibrate_request *rq, sd_calibration **out, size_t *nout, double *predicted,
+                       sd_error *err)
 {
+    const sd_presets *p = rq->presets;
+    const sd_step_time *rows = rq->rows;
+    const sd_cost_params *start = &rq->start;
+    size_t n = rq->nrows;
     sd_calibration *fits = calloc(n ? n : 1, sizeof *fits);
     size_t *idx = malloc((n ? n : 1) * sizeof *idx), nfits = 0;
     char *done = calloc(n ? n : 1, 1);

@@ -9,7 +9,7 @@
 #include <gsl/gsl_interp.h>
 
 #include "specdec/theory.h"
-#include "internal.h"
+#include "records.h"
 
 sd_cost_params sd_cost_defaults(void)
 {
@@ -17,7 +17,7 @@ sd_cost_params sd_cost_defaults(void)
                              .granularity = SD_GRANULARITY_OPERATOR };
 }
 
-sd_roofline_request sd_roofline_defaults(void)
+sd_roofline_request sd_cost_roofline_defaults(void)
 {
     return (sd_roofline_request){ .params = sd_cost_defaults(), .draft_params = sd_cost_defaults(), .alpha = NAN };
 }
@@ -253,13 +253,16 @@ typedef struct {
 
 sd_status sd_cost_load_alpha_by_context(const char *path, double **context, double **alpha, size_t *n, sd_error *err)
 {
-    static const sd_col_spec cols[] = {
-        { "context", SD_COL_NUMBER, offsetof(alpha_row, context), 0, 16777216, 0, 1, 0, 0, 0 },
-        { "alpha", SD_COL_NUMBER, offsetof(alpha_row, alpha), 0, 1, 0, 1, 0, 0, 0 },
+    static const sd_records_col cols[] = {
+        { .col = "context", .kind = SD_RECORDS_NUMBER, .offset = offsetof(alpha_row, context),
+          .min = 0, .max = 16777216, .scale = 1 },
+        { .col = "alpha", .kind = SD_RECORDS_NUMBER, .offset = offsetof(alpha_row, alpha),
+          .min = 0, .max = 1, .scale = 1 },
     };
     void *rec;
     size_t rows;
-    sd_status st = sd_load_records(path, cols, 2, sizeof(alpha_row), (size_t)-1, &rec, &rows, err);
+    const sd_records_layout layout = { cols, sizeof cols / sizeof cols[0], sizeof(alpha_row), (size_t)-1 };
+    sd_status st = sd_records_load(path, &layout, &rec, &rows, err);
     if (st != SD_OK)
         return st;
     alpha_row *r = rec;

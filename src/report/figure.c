@@ -421,7 +421,7 @@ static sd_status roofline_batch(const sd_figure_input *in, const char *name, int
     if (st != SD_OK)
         return st;
     /* only the accelerators that hold the pair at batch 1 */
-    sd_roofline_request rq = sd_roofline_defaults();
+    sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = t, rq.draft = d, rq.alpha = in->alpha.v[0], rq.gammas = ROOF_GAMMAS, rq.ngammas = 16;
     size_t nh = 0;
     for (size_t k = 0; k < p.nhardware; k++) {
@@ -470,7 +470,7 @@ static sd_status roofline_map(const sd_figure_input *in, const char *name, int v
     if ((st = sd_presets_hardware(&p, "figure roofline-map", "h200", &h, err)) == SD_OK && (tab = sd_table_alloc(5, cols)) == NULL)
         st = no_memory(err);
     out->block[0] = tab, out->nblocks = 1;
-    sd_roofline_request rq = sd_roofline_defaults();
+    sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = t, rq.draft = d, rq.hardware = h, rq.alpha = in->alpha.v[0], rq.gammas = ROOF_GAMMAS, rq.ngammas = 16;
     for (int lc = 8; st == SD_OK && lc <= 17; lc++)
         for (int lb = 0; st == SD_OK && lb <= 10; lb++) {

@@ -241,11 +241,11 @@ static void fuzz_times(const char *path, const ref_tsv *ref)
     size_t n = 4242;
     sd_error err;
     clear_error(&err);
-    sd_status st = sd_step_times_load(path, &t, &n, &err);
-    CHECK((st == SD_OK) == ok, "sd_step_times_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    sd_status st = sd_calibrate_load_times(path, &t, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_calibrate_load_times says %d, the reference %d [%s]", (int)st, ok, err.msg);
     if (st != SD_OK) {
-        check_failure(st, &err, ok, 0, "sd_step_times_load");
-        CHECK(t == (sd_step_time *)(uintptr_t)0x5eed && n == 4242, "sd_step_times_load failed but wrote");
+        check_failure(st, &err, ok, 0, "sd_calibrate_load_times");
+        CHECK(t == (sd_step_time *)(uintptr_t)0x5eed && n == 4242, "sd_calibrate_load_times failed but wrote");
         free(v);
         return;
     }
@@ -270,11 +270,11 @@ static void fuzz_calibrations(const char *path, const ref_tsv *ref)
     size_t n = 4242;
     sd_error err;
     clear_error(&err);
-    sd_status st = sd_calibration_load(path, &c, &n, &err);
-    CHECK((st == SD_OK) == ok, "sd_calibration_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    sd_status st = sd_calibrate_load(path, &c, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_calibrate_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
     if (st != SD_OK) {
-        check_failure(st, &err, ok, 0, "sd_calibration_load");
-        CHECK(c == (sd_calibration *)(uintptr_t)0x5eed && n == 4242, "sd_calibration_load failed but wrote");
+        check_failure(st, &err, ok, 0, "sd_calibrate_load");
+        CHECK(c == (sd_calibration *)(uintptr_t)0x5eed && n == 4242, "sd_calibrate_load failed but wrote");
         free(v);
         return;
     }
@@ -284,7 +284,7 @@ static void fuzz_calibrations(const char *path, const ref_tsv *ref)
         check_value(c[i].eta_flops, w[3], "calibration", i, "eta_flops");
         check_value(c[i].eta_bw, w[4], "calibration", i, "eta_bw");
         check_value(c[i].overhead, w[5], "calibration", i, "overhead");
-        CHECK(sd_calibration_find(c, n, c[i].model, c[i].hardware) <= &c[i], "sd_calibration_find misses row %zu", i);
+        CHECK(sd_calibrate_find(c, n, c[i].model, c[i].hardware) <= &c[i], "sd_calibrate_find misses row %zu", i);
     }
     free(c);
     free(v);
@@ -311,7 +311,7 @@ static void fuzz_alphas(const char *path, const ref_tsv *ref)
         return;
     }
     CHECK(n == rows, "%zu points; the file has %zu rows", n, rows);
-    sd_roofline_request rq = sd_roofline_defaults();
+    sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.alpha_context = ctx, rq.alpha_value = alpha, rq.nalpha = n;
     for (size_t i = 0; i < n; i++) {
         check_value(ctx[i], v[i * 2], "point", i, "context");
