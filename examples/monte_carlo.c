@@ -24,7 +24,7 @@ int main(int argc, char **argv)
     sc.alpha = argc > 1 ? atof(argv[1]) : 0.8;
     sd_error err;
     sd_model *m = NULL;
-    if (sd_model_synth(&sc, &m, &err) != SD_OK) {
+    if (sd_synth_model(&sc, &m, &err) != SD_OK) {
         fprintf(stderr, "monte_carlo: %s\n", err.msg);
         return 2;
     }

@@ -17,10 +17,12 @@
  *   specdec/npy.h       NumPy .npy matrices of logits or probabilities
  *   specdec/sampling.h  sampling settings: temperature, top-k, top-p, min-p
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
- *   specdec/synth.h     synthetic target/draft models and the context bank
+ *   specdec/model.h     models: contexts, prefixes, the bank; models from given distributions
+ *   specdec/synth.h     synthetic target/draft models
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft)
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
  *   specdec/ngram.h     a byte-level Kneser-Ney target/draft pair on real text
+ *   specdec/path.h      acceptance along the paths a target generates
  *   specdec/partial.h   partial results of sharded runs: text form and merge
  *   specdec/dtype.h     number types: fp4 ... fp32, their names and sizes
  *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
@@ -75,9 +77,11 @@
 #include "specdec/npy.h"
 #include "specdec/sampling.h"
 #include "specdec/rng.h"
+#include "specdec/model.h"
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "specdec/engine.h"
+#include "specdec/path.h"
 #include "specdec/partial.h"
 #include "specdec/dtype.h"
 #include "specdec/presets.h"

@@ -27,7 +27,7 @@ static sd_model *small_model_in(sd_regime regime)
         .calibrated = 1, .alpha = 0.55, .regime = regime, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 5, .history = 1, .seed = 77, .threads = 1 };
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     return m;
 }
 
@@ -223,7 +223,7 @@ START_TEST(adaptive_policies)
         .calibrated = 1, .alpha = 0.8, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 5, .threads = 2 };
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     const sd_verifier *v = sd_verify_find("adjusted");
     sd_engine_config ec = { .model = m, .verifier = v, .policy = SD_POLICY_THRESHOLD, .gamma = 6, .tokens = 100000,
         .seed = 1, .threads = 2, .drafts = 1, .threshold = 1.0 };
@@ -283,7 +283,7 @@ START_TEST(same_seed_same_result_on_any_thread_count)
         .calibrated = 1, .alpha = 0.7, .regime = SD_REGIME_BETA, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 5, .threads = 2 };
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     sd_engine_stats s[3];
     for (unsigned t = 1; t <= 3; t++) {
         sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
@@ -314,7 +314,7 @@ START_TEST(greedy_emits_the_argmax)
         .calibrated = 1, .alpha = 0.6, .regime = SD_REGIME_CONSTANT, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 16, .history = 2, .seed = 3, .threads = 1 };
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     sd_engine_config ec = { .model = m, .verifier = sd_verify_find("greedy"), .policy = SD_POLICY_FIXED, .gamma = 3,
         .tokens = 50000, .seed = 1, .threads = 2, .drafts = 1 };
     sd_engine_stats s;

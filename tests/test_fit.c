@@ -18,7 +18,7 @@ static void engine_run(int markov, double alpha, size_t gamma, uint64_t tokens, 
     if (markov)
         sc.regime = SD_REGIME_MARKOV, sc.alpha = NAN;
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&sc, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&sc, &m, NULL), SD_OK);
     sd_engine_config ec = sd_engine_defaults();
     ec.model = m, ec.verifier = sd_verify_find("adjusted"), ec.gamma = gamma, ec.tokens = tokens, ec.seed = seed;
     ec.threads = 2;

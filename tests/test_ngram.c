@@ -21,7 +21,7 @@ START_TEST(kneser_ney_by_hand)
 {
     sd_model *m;
     sd_error err;
-    ck_assert_msg(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, NULL, NULL, "aab", &m, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_ngram_model((const unsigned char *)"aab", 3, "aab", &(sd_ngram_config){ .order = 2, .draft_order = 1, .target = NULL, .draft = NULL }, &m, &err) == SD_OK, "%s", err.msg);
     ck_assert_uint_eq(sd_model_vocab(m), 2);
     ck_assert_uint_eq(sd_model_contexts(m), 3); /* "", "a", "b" */
     ck_assert_int_eq(sd_model_family(m), SD_FAMILY_NGRAM);
@@ -45,7 +45,7 @@ START_TEST(kneser_ney_by_hand)
     /* sampling settings on both models: target greedy (7/12 > 5/12 after "a"), draft at T = 2 */
     sd_sampling tg = sd_sampling_defaults(), dr = sd_sampling_defaults();
     tg.temperature = 0.0, dr.temperature = 2.0;
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, &tg, &dr, "aab", &m, &err), SD_OK);
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"aab", 3, "aab", &(sd_ngram_config){ .order = 2, .draft_order = 1, .target = &tg, .draft = &dr }, &m, &err), SD_OK);
     sd_model_start(m, &s);
     sd_model_advance(m, &s, 0);
     c = sd_model_lookup(m, &s);
@@ -54,15 +54,15 @@ START_TEST(kneser_ney_by_hand)
     ck_assert_double_eq_tol(c->beta, c->q[0], 1e-15);
     sd_model_free(m);
     tg.top_p = 0.0; /* refused, naming the setting */
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 1, &tg, &dr, "aab", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"aab", 3, "aab", &(sd_ngram_config){ .order = 2, .draft_order = 1, .target = &tg, .draft = &dr }, &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "top_p: ", 7) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 9, 1, NULL, NULL, "aab", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"aab", 3, "aab", &(sd_ngram_config){ .order = 9, .draft_order = 1, .target = NULL, .draft = NULL }, &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "order: ", 7) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"aab", 3, 2, 3, NULL, NULL, "aab", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"aab", 3, "aab", &(sd_ngram_config){ .order = 2, .draft_order = 3, .target = NULL, .draft = NULL }, &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "draft_order: ", 13) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram((const unsigned char *)"a", 1, 2, 1, NULL, NULL, "x.txt", &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"a", 1, "x.txt", &(sd_ngram_config){ .order = 2, .draft_order = 1, .target = NULL, .draft = NULL }, &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "x.txt: 1 bytes", 14) == 0, "%s", err.msg);
-    ck_assert_int_eq(sd_model_ngram_load("/nonexistent", 5, 2, NULL, NULL, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_ngram_load("/nonexistent", &(sd_ngram_config){ .order = 5, .draft_order = 2, .target = NULL, .draft = NULL }, &m, &err), SD_EINVAL);
 }
 END_TEST
 
@@ -73,7 +73,7 @@ START_TEST(gpl_distributions_sum_to_one)
 {
     sd_model *m;
     sd_error err;
-    ck_assert_msg(sd_model_ngram_load(GPL, 5, 2, NULL, NULL, &m, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_ngram_load(GPL, &(sd_ngram_config){ .order = 5, .draft_order = 2, .target = NULL, .draft = NULL }, &m, &err) == SD_OK, "%s", err.msg);
     size_t v = sd_model_vocab(m);
     for (size_t i = 0; i < sd_model_contexts(m); i++) {
         const sd_context *c = sd_model_context(m, i);
@@ -102,7 +102,7 @@ END_TEST
 START_TEST(path_acceptance_is_mean_beta_of_visited_contexts)
 {
     sd_model *m;
-    ck_assert_int_eq(sd_model_ngram_load(GPL, 5, 2, NULL, NULL, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_ngram_load(GPL, &(sd_ngram_config){ .order = 5, .draft_order = 2, .target = NULL, .draft = NULL }, &m, NULL), SD_OK);
     sd_engine_config ec = sd_engine_defaults();
     ec.model = m, ec.verifier = sd_verify_find("adjusted"), ec.policy = SD_POLICY_ORACLE, ec.tokens = 300000;
     ec.threads = 2, ec.seed = 17;
@@ -128,7 +128,7 @@ END_TEST
 START_TEST(output_is_p_at_a_fixed_context)
 {
     sd_model *m;
-    ck_assert_int_eq(sd_model_ngram_load(GPL, 4, 2, NULL, NULL, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_ngram_load(GPL, &(sd_ngram_config){ .order = 4, .draft_order = 2, .target = NULL, .draft = NULL }, &m, NULL), SD_OK);
     const char *rules[] = { "adjusted", "deterministic-draft", "target" };
     size_t v = sd_model_vocab(m);
     for (int k = 0; k < 3; k++) {
@@ -168,11 +168,11 @@ START_TEST(markov_fit_and_rows_model)
     const double p[] = { 0.5, 0.5, 0.9, 0.1 }, q[] = { 0.5, 0.5, 0.1, 0.9 }, bad[] = { 0.5, 0.5, 0.9, 0.2 };
     sd_model *m;
     sd_error err;
-    ck_assert_int_eq(sd_model_rows(p, q, 2, 2, 1, 3, &m, &err), SD_OK);
+    ck_assert_int_eq(sd_model_rows(&(sd_model_rows_request){ .p = p, .q = q, .rows = 2, .vocab = 2, .history = 1, .seed = 3 }, &m, &err), SD_OK);
     ck_assert_uint_eq(sd_model_contexts(m), 2);
     ck_assert_double_eq_tol(sd_model_context(m, 1)->beta, 0.2, 1e-15);
     sd_model_free(m);
-    ck_assert_int_eq(sd_model_rows(bad, q, 2, 2, 1, 3, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_model_rows(&(sd_model_rows_request){ .p = bad, .q = q, .rows = 2, .vocab = 2, .history = 1, .seed = 3 }, &m, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "p row 1: ", 9) == 0, "%s", err.msg);
 }
 END_TEST

@@ -15,7 +15,7 @@ static sd_model *model(unsigned vocab, sd_regime regime)
         .calibrated = 1, .alpha = 0.7, .regime = regime, .concentration = 20, .alpha_easy = 0.95,
         .alpha_hard = 0.3, .stay = 0.9, .contexts = 8, .history = 2, .seed = 5, .threads = 1 };
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&c, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     return m;
 }
 

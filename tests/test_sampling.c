@@ -284,7 +284,7 @@ START_TEST(calibrated_drafts_hit_alpha)
             sd_synth_config cfg = base_config(fams[f], 500, alphas[a]);
             sd_model *m;
             sd_error err;
-            ck_assert_msg(sd_model_synth(&cfg, &m, &err) == SD_OK, "%s", err.msg);
+            ck_assert_msg(sd_synth_model(&cfg, &m, &err) == SD_OK, "%s", err.msg);
             for (size_t c = 0; c < sd_model_contexts(m); c++) {
                 const sd_context *ctx = sd_model_context(m, c);
                 ck_assert_double_eq_tol(ctx->beta, alphas[a], 1e-12);
@@ -307,8 +307,8 @@ START_TEST(bank_is_thread_independent_and_unreachable_alpha_fails)
     sd_synth_config a = base_config(SD_FAMILY_DIRICHLET, 300, 0.7), b = a;
     a.threads = 1, b.threads = 2;
     sd_model *ma, *mb;
-    ck_assert_int_eq(sd_model_synth(&a, &ma, NULL), SD_OK);
-    ck_assert_int_eq(sd_model_synth(&b, &mb, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&a, &ma, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&b, &mb, NULL), SD_OK);
     for (size_t c = 0; c < 8; c++) {
         ck_assert_mem_eq(sd_model_context(ma, c)->q, sd_model_context(mb, c)->q, 300 * sizeof(double));
         ck_assert_mem_eq(sd_model_context(ma, c)->token, sd_model_context(mb, c)->token, 300 * sizeof(uint32_t));
@@ -316,10 +316,10 @@ START_TEST(bank_is_thread_independent_and_unreachable_alpha_fails)
     sd_model_free(ma), sd_model_free(mb);
     sd_synth_config z = base_config(SD_FAMILY_ZIPF, 16, 0.0); /* below p_min: not reachable */
     sd_error err;
-    ck_assert_int_eq(sd_model_synth(&z, &ma, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_synth_model(&z, &ma, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "alpha: ", 7) == 0, "%s", err.msg); /* the parameter, not a flag */
     sd_synth_config one = base_config(SD_FAMILY_ZIPF, 1, 1.0); /* V = 1: only alpha = 1 */
-    ck_assert_int_eq(sd_model_synth(&one, &ma, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&one, &ma, NULL), SD_OK);
     ck_assert_double_eq(sd_model_context(ma, 0)->beta, 1.0);
     sd_model_free(ma);
 }
@@ -331,20 +331,20 @@ START_TEST(noisy_and_regime_drafts)
     n.calibrated = 0;
     n.noise = 1.0;
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&n, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&n, &m, NULL), SD_OK);
     double b = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m);
     ck_assert(b > 0.2 && b < 0.95);
     sd_model_free(m);
     sd_synth_config k = base_config(SD_FAMILY_ZIPF, 200, 0.0);
     k.regime = SD_REGIME_MARKOV;
-    ck_assert_int_eq(sd_model_synth(&k, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&k, &m, NULL), SD_OK);
     ck_assert_double_eq_tol(sd_model_context(m, 0)->beta, 0.95, 1e-12);
     ck_assert_double_eq_tol(sd_model_context(m, 7)->beta, 0.3, 1e-12);
     sd_model_free(m);
     sd_synth_config bt = base_config(SD_FAMILY_ZIPF, 200, 0.7);
     bt.regime = SD_REGIME_BETA;
     bt.contexts = 64;
-    ck_assert_int_eq(sd_model_synth(&bt, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&bt, &m, NULL), SD_OK);
     double mean = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m), var = 0;
     for (size_t c = 0; c < 64; c++)
         var += pow(sd_model_context(m, c)->beta - mean, 2) / 64;
@@ -366,11 +366,11 @@ START_TEST(truncated_beta_and_memory_estimate)
     c.concentration = 1e6; /* Beta(1e4, 99e4): nothing above p_min = 0.26 */
     sd_model *m = NULL;
     sd_error err;
-    ck_assert_int_eq(sd_model_synth(&c, &m, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_synth_model(&c, &m, &err), SD_EINVAL);
     ck_assert_ptr_null(m);
     ck_assert_msg(strncmp(err.msg, "concentration: ", 15) == 0, "%s", err.msg);
     c.alpha = 0.2, c.concentration = 1000; /* mean 0.2, sd 0.013: 64 rejections fail, the inverse serves */
-    ck_assert_int_eq(sd_model_synth(&c, &m, &err), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&c, &m, &err), SD_OK);
     for (size_t i = 0; i < sd_model_contexts(m); i++) {
         const sd_context *x = sd_model_context(m, i);
         ck_assert(x->target_alpha >= x->p[1] && x->target_alpha < 0.4);
@@ -379,7 +379,7 @@ START_TEST(truncated_beta_and_memory_estimate)
     sd_model_free(m);
     sd_synth_config big = base_config(SD_FAMILY_ZIPF, 20000, 0.8);
     big.contexts = 6;
-    ck_assert_int_eq(sd_model_synth(&big, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&big, &m, NULL), SD_OK);
     double est = (double)sd_synth_bytes(&big), held = (double)sd_model_bytes(m);
     ck_assert_msg(est >= held && est <= 1.5 * held, "estimate %g, bank %g", est, held);
     sd_model_free(m);
@@ -397,7 +397,7 @@ START_TEST(prefix_is_its_last_tokens)
     sd_synth_config sc = sd_synth_defaults();
     sc.vocab = 50, sc.history = 3, sc.contexts = 64;
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&sc, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&sc, &m, NULL), SD_OK);
     gsl_rng *r = sd_rng_stream(11, 0);
     sd_prefix a, b;
     sd_model_start(m, &a);
@@ -430,7 +430,7 @@ START_TEST(huge_vocabulary)
     sd_synth_config cfg = base_config(SD_FAMILY_ZIPF, 262144, 0.8);
     cfg.contexts = 2;
     sd_model *m;
-    ck_assert_int_eq(sd_model_synth(&cfg, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_synth_model(&cfg, &m, NULL), SD_OK);
     sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
         .gamma = 4, .tokens = 20000, .seed = 1, .threads = 2, .seq_tokens = 3, .positions = 1, .drafts = 1 };
     sd_engine_stats s;

@@ -1,5 +1,5 @@
 /* ngram.h -- a target and draft model pair on real text: byte-level
- * n-gram models with interpolated Kneser-Ney smoothing (issue 13).
+ * n-gram models with interpolated Kneser-Ney smoothing.
  *
  * Both models are trained on one corpus, read as bytes (no tokenizer):
  * the vocabulary is the set of distinct bytes of the corpus (token ids in
@@ -33,58 +33,51 @@
 
 #include <stddef.h>
 
+#include "specdec/model.h"
 #include "specdec/sampling.h"
 #include "specdec/status.h"
-#include "specdec/synth.h"
-#include "specdec/theory.h"
-#include "specdec/verify.h"
 
 #define SD_NGRAM_ORDER_MAX 8 /* an order-8 model looks at 7 bytes (SD_HISTORY_MAX = 8) */
 #define SD_NGRAM_CORPUS_MAX ((size_t)1 << 26) /* 64 MiB */
 
+/* The pair's orders and the sampling settings (sampling.h) applied to
+ * every context's p (target) and q (draft), as engines apply them; NULL:
+ * the distributions as trained. */
+typedef struct {
+    size_t order;              /* the target's, N in [1, SD_NGRAM_ORDER_MAX] */
+    size_t draft_order;        /* the draft's, M in [1, N] */
+    const sd_sampling *target; /* NULL allowed */
+    const sd_sampling *draft;  /* NULL allowed */
+} sd_ngram_config;
+
+/* Orders 5 and 2, no sampling settings.  Never fails. */
+SD_API sd_ngram_config sd_ngram_defaults(void);
+
 /* Builds the pair from text[0..len-1] into *out (free with sd_model_free):
- * target order `order` in [1, SD_NGRAM_ORDER_MAX], draft order in [1,
- * order]; len in [2, SD_NGRAM_CORPUS_MAX].  Sampling settings (sampling.h)
- * are applied to every context's p (target) and q (draft) when not NULL,
- * as engines apply them; NULL: the distributions as trained.  Its
+ * len in [2, SD_NGRAM_CORPUS_MAX]; name is the corpus, in messages.  Its
  * contexts are the bank (sd_model_context); its family SD_FAMILY_NGRAM;
  * its history order - 1; sd_model_bytes and sd_model_build_seconds say
- * what it holds and took.  SD_EINVAL names order, draft_order or len
- * (name: the corpus, in messages), or a setting (sd_sampling_apply);
- * SD_ENOMEM.  On failure *out is untouched. */
-SD_API sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
-                                const sd_sampling *target, const sd_sampling *draft, const char *name,
+ * what it holds and took.  SD_EINVAL names order, draft_order or len, or a
+ * setting (sd_sampling_apply); SD_ENOMEM.  On failure *out is untouched. */
+SD_API sd_status sd_ngram_model(const unsigned char *text, size_t len, const char *name, const sd_ngram_config *cfg,
                                 sd_model **out, sd_error *err);
 
 /* Reads the file at path whole and builds the pair from it.  SD_EINVAL
  * also when the file cannot be read (naming it) or is longer than
  * SD_NGRAM_CORPUS_MAX. */
-SD_API sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
-                                     const sd_sampling *draft, sd_model **out, sd_error *err);
+SD_API sd_status sd_ngram_load(const char *path, const sd_ngram_config *cfg, sd_model **out, sd_error *err);
 
 /* The byte of token id t of an n-gram model m (t < sd_model_vocab(m)). */
 SD_API unsigned char sd_ngram_byte(const sd_model *m, uint32_t t);
 
-/* The pair as logits matrices (issue 13: a real matrix pair for .npy
- * input): row i holds log p and log q, in token space, at the context the
+/* The pair as logits matrices (a real matrix pair for .npy input): row i holds log p and log q, in token space, at the context the
  * model uses after the corpus's bytes before position floor(i L / rows)
  * (the order - 1 of them, cyclically), i = 0..rows-1.  p and q are the
  * caller's, rows * V doubles each (V = sd_model_vocab(m)); m must come
- * from sd_model_ngram and rows >= 1 (not checked).  Never fails. */
+ * from sd_ngram_model and rows >= 1 (not checked).  Never fails. */
 SD_API void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q);
 
 /* The default corpus of the n-gram examples and figure. */
 #define SD_NGRAM_DEFAULT_CORPUS "/usr/share/common-licenses/GPL-3"
-
-/* Acceptance along paths: `n` tokens sampled from the target m
- * autoregressively (plain decoding: its law is the output law of every
- * lossless rule), in segments of 4096 tokens that start as the engine's
- * chunks do -- a fresh prefix, primed (n-gram models), SD_BURN_IN_TOKENS
- * tokens not recorded -- segment k from stream (seed, k); out[i] = v's
- * acceptance (verify.h) at the context of token i.  Any model (synth.h,
- * sd_model_rows, sd_model_ngram).  out is the caller's (n doubles).
- * SD_ENOMEM, the only failure. */
-SD_API sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed,
-                                          double *out, sd_error *err);
 
 #endif

@@ -119,8 +119,8 @@ static sd_status read_model_spec(const cli_args *a, model_spec *ms, sd_error *er
     if (ms->ngram || ms->npy)
         fam = NULL; /* not a synthetic family: the synthetic defaults stay for the seed */
     family = SD_FAMILY_ZIPF;
-    if ((fam != NULL && (st = cli_choice(a, "--family", sd_family_names(), "zipf", &family, err)) != SD_OK) ||
-        (st = cli_choice(a, "--regime", sd_regime_names(), "constant", &regime, err)) != SD_OK ||
+    if ((fam != NULL && (st = cli_choice(a, "--family", sd_synth_family_names(), "zipf", &family, err)) != SD_OK) ||
+        (st = cli_choice(a, "--regime", sd_synth_regime_names(), "constant", &regime, err)) != SD_OK ||
         (st = cli_number(a, &VOCAB, "1000", &vocab, err)) != SD_OK ||
         (st = cli_number(a, &HISTORY, "2", &history, err)) != SD_OK ||
         (st = cli_number(a, &SEED, DEFAULT_SEED, &seed, err)) != SD_OK ||
@@ -205,9 +205,9 @@ static void sim_cells(const model_spec *ms, const sd_engine_config *ec, const sd
     const sd_model *m = ec->model;
     const char *policy = sd_engine_policy_name(ec->policy);
     const char *regime = ms->ngram ? "text" : ms->npy ? "rows" : ms->from_files ? "constant"
-                                                                                : sd_regime_name(ms->synth.regime);
+                                                                                : sd_synth_regime_name(ms->synth.regime);
     const sd_cell cells[SIM_NCOLS] = {
-        sd_text(sd_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
+        sd_text(sd_model_family_name(sd_model_family(m))), sd_int((long long)sd_model_vocab(m)),
         sd_int((long long)sd_model_contexts(m)), sd_text(regime), sd_text(policy),
         ec->policy == SD_POLICY_FIXED ? sd_int((long long)ec->gamma) : sd_text(policy),
         sd_text(sd_verify_name(ec->verifier)), sd_int((long long)ec->drafts),
@@ -340,7 +340,7 @@ static sd_status fit_path(const sd_engine_config *ec, sd_markov *mk, sd_error *e
     double *path = malloc(PATH_TOKENS * sizeof *path);
     if (path == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    sd_status st = sd_model_path_acceptance(ec->model, ec->verifier, PATH_TOKENS, ec->seed, path, err);
+    sd_status st = sd_path_acceptance(ec->model, ec->verifier, PATH_TOKENS, ec->seed, path, err);
     if (st == SD_OK)
         *mk = sd_theory_markov_fit(path, PATH_TOKENS);
     free(path);
@@ -457,8 +457,9 @@ static sd_status simulate_ngram(const cli_args *a, const model_spec *ms, sd_engi
         sd_sampling tg, dr;
         sd_model *m = NULL;
         cli_sampling_at(&cs, i, &tg, &dr);
-        if ((st = sd_model_ngram_load(cli_value(a, "--corpus"), (size_t)order, (size_t)draft_order, &tg, &dr, &m,
-                                      err)) != SD_OK)
+        const sd_ngram_config ng = { .order = (size_t)order, .draft_order = (size_t)draft_order, .target = &tg,
+                                     .draft = &dr };
+        if ((st = sd_ngram_load(cli_value(a, "--corpus"), &ng, &m, err)) != SD_OK)
             break;
         ec.model = m;
         if (i == 0 && cli_given(a, "--export-npy"))
@@ -489,9 +490,12 @@ static sd_status transformed_model(const sd_npy *p, const sd_npy *q, sd_input ki
         if ((st = sd_sampling_apply(tg, kind, p->v + i * p->cols, p->cols, tp + i * p->cols, pn, err)) == SD_OK)
             st = sd_sampling_apply(dr, kind, q->v + i * q->cols, q->cols, tq + i * q->cols, qn, err);
     }
+    const sd_model_rows_request rq = { .p = tp, .q = tq, .rows = p->rows, .vocab = p->cols,
+                                       .history = ms->synth.history, .seed = ms->synth.seed };
     if (st == SD_OK)
-        st = sd_model_rows(tp, tq, p->rows, p->cols, ms->synth.history, ms->synth.seed, m, err);
-    free(tp), free(tq);
+        st = sd_model_rows(&rq, m, err);
+    free(tp);
+    free(tq);
     return st;
 }
 
@@ -568,7 +572,7 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
             sd_model_free(m);
             m = NULL;
             ms.synth.alpha = l[0].v[i];
-            if ((st = sd_model_synth(&ms.synth, &m, err)) != SD_OK)
+            if ((st = sd_synth_model(&ms.synth, &m, err)) != SD_OK)
                 break;
         }
         ec.model = m;
@@ -659,7 +663,7 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
     if (st == SD_OK)
         st = check_memory(a, &ms, &probe, p.n, err);
     if (st == SD_OK && !ms.from_files)
-        st = sd_model_synth(&ms.synth, &m, err);
+        st = sd_synth_model(&ms.synth, &m, err);
     if (st == SD_OK) {
         sd_engine_config base = sd_engine_defaults();
         base.model = m, base.verifier = v, base.gamma_max = (size_t)gamma_max, base.tokens = (uint64_t)tokens;

@@ -61,8 +61,8 @@ static void expand_help(const char *help, char *out, size_t size)
 {
     char families[256], regimes[256], policies[256];
     const char *const subst[][2] = {
-        { "{families}", join(sd_family_names(), families, sizeof families) },
-        { "{regimes}", join(sd_regime_names(), regimes, sizeof regimes) },
+        { "{families}", join(sd_synth_family_names(), families, sizeof families) },
+        { "{regimes}", join(sd_synth_regime_names(), regimes, sizeof regimes) },
         { "{policies}", join(sd_engine_policy_names(), policies, sizeof policies) },
         { "{verifiers}", sd_verify_names() },
     };

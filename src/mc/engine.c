@@ -158,7 +158,7 @@ static void count(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
 static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
 {
     count(rec, seq, c, x);
-    sd_prefix_advance(rec->m, &seq->prefix, c->token[x]);
+    sd_model_advance_inline(rec->m, &seq->prefix, c->token[x]);
 }
 
 sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err)
@@ -209,8 +209,8 @@ static size_t step_tokenwise(const sd_model *m, const sd_verifier *v, sd_step *w
             w->states[i] = s;
             return i + 1;
         }
-        sd_prefix_advance(m, &s, c->token[x]);
-        c = w->ctx[i + 1] = sd_prefix_lookup(m, &s);
+        sd_model_advance_inline(m, &s, c->token[x]);
+        c = w->ctx[i + 1] = sd_model_lookup_inline(m, &s);
     }
     w->n = g; /* every draft accepted: the bonus token from p_{gamma+1} */
     w->last = v->bonus(c, r);
@@ -222,7 +222,7 @@ size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd
 {
     size_t g = w->gamma;
     w->states[0] = *prefix;
-    w->ctx[0] = sd_prefix_lookup(m, &w->states[0]);
+    w->ctx[0] = sd_model_lookup_inline(m, &w->states[0]);
     /* a threshold must see every draft's context to know how many drafts were made,
      * and a block rule reads all of them: the whole chain is drafted first */
     if (v->block == NULL && !(w->threshold > 0.0))
@@ -234,8 +234,8 @@ size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd
         }
         w->draft[i] = sd_rule_draft(v, w->ctx[i], r);
         w->states[i + 1] = w->states[i];
-        sd_prefix_advance(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
-        w->ctx[i + 1] = sd_prefix_lookup(m, &w->states[i + 1]);
+        sd_model_advance_inline(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
+        w->ctx[i + 1] = sd_model_lookup_inline(m, &w->states[i + 1]);
     }
     /* one call of M_p at gamma + 1 positions: ctx[0..gamma] hold p_1..p_{gamma+1} */
     w->drafted = g;
@@ -282,7 +282,7 @@ static size_t iterate_multi(const sd_engine_config *cfg, recorder *rec, sequence
     s->target_calls++;
     s->target_positions += 1 + (uint64_t)nodes;
     for (size_t d = 0; d < g; d++) {
-        const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
+        const sd_context *c = sd_model_lookup_inline(m, &seq->prefix);
         s->reached[d]++;
         s->verified++;
         int accepted;
@@ -293,7 +293,7 @@ static size_t iterate_multi(const sd_engine_config *cfg, recorder *rec, sequence
         s->accepted++;
         s->accepted_at[d]++;
     }
-    const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
+    const sd_context *c = sd_model_lookup_inline(m, &seq->prefix);
     emit(rec, seq, c, (uint32_t)sd_cdf_draw(&c->p_cdf, r));
     return g + 1;
 }
@@ -307,7 +307,7 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
     sd_engine_stats *s = rec->s;
     size_t n = 0;
     for (;;) {
-        const sd_context *c = sd_prefix_lookup(m, &seq->prefix);
+        const sd_context *c = sd_model_lookup_inline(m, &seq->prefix);
         if (n == SD_ORACLE_MAX) {
             emit(rec, seq, c, cfg->verifier->bonus(c, r));
             break;

@@ -11,7 +11,7 @@
  * Lookups: at most N binary searches over the context keys of one length.
  */
 #include "specdec/ngram.h"
-#include "internal.h"
+#include "model_impl.h"
 #include "common/file.h"
 #include "common/util.h"
 
@@ -24,7 +24,6 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_sort_ulong.h>
 
-#include "specdec/engine.h"
 #include "specdec/rng.h"
 
 typedef unsigned long key_t_; /* 64 bits: up to 8 bytes of history and the next byte */
@@ -37,16 +36,17 @@ typedef struct {
     double d_raw, d_cont; /* Kneser-Ney discounts of the two count kinds */
 } level;
 
-struct sd_ngram {
+typedef struct {
     size_t order, draft_order, len;
     unsigned char byte[256]; /* token -> byte */
     uint32_t *text;          /* the corpus as tokens (for priming) */
     level lv[SD_NGRAM_ORDER_MAX + 1]; /* lv[k]: k-grams, k = 1..order; lv[0] unused */
     size_t first[SD_NGRAM_ORDER_MAX]; /* contexts of history length l start at first[l] */
-};
+} sd_ngram;
 
-void sd_ngram_free(sd_ngram *g)
+static void ngram_free(void *impl)
 {
+    sd_ngram *g = impl;
     if (g == NULL)
         return;
     for (size_t k = 0; k <= SD_NGRAM_ORDER_MAX; k++)
@@ -187,31 +187,16 @@ static sd_status build_bank(sd_model *m, sd_ngram *g, const sd_sampling *target,
         if (st == SD_OK && draft != NULL)
             st = sd_sampling_apply(draft, SD_INPUT_PROBS, Q + ci * v, v, Q + ci * v, qn, err);
         if (st == SD_OK)
-            st = sd_context_from_tokens(&m->ctx[ci], P + ci * v, Q + ci * v, v, idx, w, err);
+            st = sd_model_context_init(&m->ctx[ci], P + ci * v, Q + ci * v, v, idx, w, err);
     }
     free(P), free(Q), free(uniform), free(w), free(idx);
     return st;
 }
 
-sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, size_t draft_order,
-                         const sd_sampling *target, const sd_sampling *draft, const char *name, sd_model **out,
-                         sd_error *err)
+/* The corpus as tokens into g: the distinct bytes in byte order are the
+ * vocabulary (g->byte maps back); returns V. */
+static size_t tokenize(sd_ngram *g, const unsigned char *text, size_t len)
 {
-    double t0 = sd_util_seconds();
-    if (order < 1 || order > SD_NGRAM_ORDER_MAX)
-        return sd_status_fail(err, SD_EINVAL, "order: %zu is outside [1, %d]", order, SD_NGRAM_ORDER_MAX);
-    if (draft_order < 1 || draft_order > order)
-        return sd_status_fail(err, SD_EINVAL, "draft_order: %zu is outside [1, %zu] (the target's order)", draft_order, order);
-    if (len < 2 || len > SD_NGRAM_CORPUS_MAX)
-        return sd_status_fail(err, SD_EINVAL, "%s: %zu bytes; a corpus needs 2 to %zu", name, len, SD_NGRAM_CORPUS_MAX);
-    sd_model *m = calloc(1, sizeof *m);
-    sd_ngram *g = calloc(1, sizeof *g);
-    key_t_ *scratch = malloc(len * sizeof *scratch);
-    sd_status st = SD_OK;
-    if (m == NULL || g == NULL || scratch == NULL || (g->text = malloc(len * sizeof *g->text)) == NULL) {
-        free(m), free(scratch), sd_ngram_free(g);
-        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for a %zu-byte corpus", name, len);
-    }
     int tok[256];
     size_t v = 0;
     for (int b = 0; b < 256; b++)
@@ -219,63 +204,110 @@ sd_status sd_model_ngram(const unsigned char *text, size_t len, size_t order, si
     for (size_t i = 0; i < len; i++)
         tok[text[i]] = 0;
     for (int b = 0; b < 256; b++)
-        if (tok[b] == 0)
-            g->byte[v] = (unsigned char)b, tok[b] = (int)v++;
+        if (tok[b] == 0) {
+            g->byte[v] = (unsigned char)b;
+            tok[b] = (int)v++;
+        }
     for (size_t i = 0; i < len; i++)
         g->text[i] = (uint32_t)tok[text[i]];
-    g->order = order, g->draft_order = draft_order, g->len = len;
-    for (size_t k = 1; st == SD_OK && k <= order; k++)
+    return v;
+}
+
+/* Every level's counts and discounts; the contexts' first indices; returns
+ * the number of contexts in *nctx. */
+static sd_status count_levels(sd_ngram *g, key_t_ *scratch, size_t *nctx, sd_error *err)
+{
+    sd_status st = SD_OK;
+    for (size_t k = 1; st == SD_OK && k <= g->order; k++)
         st = count_level(g, k, scratch, err);
-    free(scratch);
-    for (size_t k = 1; st == SD_OK && k < order; k++)
+    if (st != SD_OK)
+        return st;
+    for (size_t k = 1; k < g->order; k++)
         continuation(g, k);
-    if (st == SD_OK) {
-        level *top = &g->lv[order];
-        top->d_raw = discount(top->raw, top->n);
-        size_t nctx = 0;
-        for (size_t l = 0; l < order; l++)
-            g->first[l] = nctx, nctx += l == 0 ? 1 : g->lv[l].n;
-        m->vocab = v, m->ncontexts = nctx, m->history = order - 1, m->family = SD_FAMILY_NGRAM;
-        m->regime = SD_REGIME_CONSTANT, m->ngram = g;
-        if ((m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL)
-            st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
-        else
-            st = build_bank(m, g, target, draft, err);
+    level *top = &g->lv[g->order];
+    top->d_raw = discount(top->raw, top->n);
+    *nctx = 0;
+    for (size_t l = 0; l < g->order; l++) {
+        g->first[l] = *nctx;
+        *nctx += l == 0 ? 1 : g->lv[l].n;
+    }
+    return SD_OK;
+}
+
+static const sd_context *ngram_lookup(const sd_model *m, const sd_prefix *s);
+static void ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r);
+
+/* The family's ops (model_impl.h): the longest-suffix lookup, priming from the corpus, its tables. */
+static const sd_model_ops NGRAM_OPS = { .lookup = ngram_lookup, .prime = ngram_prime, .free = ngram_free };
+
+sd_ngram_config sd_ngram_defaults(void)
+{
+    return (sd_ngram_config){ .order = 5, .draft_order = 2, .target = NULL, .draft = NULL };
+}
+
+sd_status sd_ngram_model(const unsigned char *text, size_t len, const char *name, const sd_ngram_config *cfg,
+                         sd_model **out, sd_error *err)
+{
+    double t0 = sd_util_seconds();
+    size_t order = cfg->order;
+    if (order < 1 || order > SD_NGRAM_ORDER_MAX)
+        return sd_status_fail(err, SD_EINVAL, "order: %zu is outside [1, %d]", order, SD_NGRAM_ORDER_MAX);
+    if (cfg->draft_order < 1 || cfg->draft_order > order)
+        return sd_status_fail(err, SD_EINVAL, "draft_order: %zu is outside [1, %zu] (the target's order)",
+                              cfg->draft_order, order);
+    if (len < 2 || len > SD_NGRAM_CORPUS_MAX)
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu bytes; a corpus needs 2 to %zu", name, len, SD_NGRAM_CORPUS_MAX);
+    sd_ngram *g = calloc(1, sizeof *g);
+    key_t_ *scratch = malloc(len * sizeof *scratch);
+    if (g == NULL || scratch == NULL || (g->text = malloc(len * sizeof *g->text)) == NULL) {
+        free(scratch);
+        ngram_free(g);
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for a %zu-byte corpus", name, len);
+    }
+    g->order = order;
+    g->draft_order = cfg->draft_order;
+    g->len = len;
+    size_t v = tokenize(g, text, len), nctx = 0;
+    sd_status st = count_levels(g, scratch, &nctx, err);
+    free(scratch);
+    sd_model *m = NULL;
+    if (st == SD_OK && (st = sd_model_alloc(v, nctx, order - 1, SD_FAMILY_NGRAM, 0, &m, err)) == SD_OK) {
+        m->ops = &NGRAM_OPS;
+        m->impl = g;
+        st = build_bank(m, g, cfg->target, cfg->draft, err);
     }
     if (st != SD_OK) {
-        if (m->ngram == NULL)
-            sd_ngram_free(g);
+        if (m == NULL)
+            ngram_free(g);
         sd_model_free(m);
         return st;
     }
     size_t tables = len * sizeof *g->text;
     for (size_t k = 1; k <= order; k++)
         tables += g->lv[k].n * (sizeof(key_t_) + 2 * sizeof(uint32_t));
-    m->bytes = sizeof *m + sizeof *g + tables +
-               m->ncontexts * (sizeof(sd_context) + v * (5 * sizeof(double) + sizeof(uint32_t)) + 3 * sizeof(double));
+    m->bytes = sd_model_bank_bytes(nctx, v) + sizeof *g + tables;
     m->build_seconds = sd_util_seconds() - t0;
     *out = m;
     return SD_OK;
 }
 
-sd_status sd_model_ngram_load(const char *path, size_t order, size_t draft_order, const sd_sampling *target,
-                              const sd_sampling *draft, sd_model **out, sd_error *err)
+sd_status sd_ngram_load(const char *path, const sd_ngram_config *cfg, sd_model **out, sd_error *err)
 {
     char *buf;
     size_t len;
     sd_status st = sd_file_read(path, SD_NGRAM_CORPUS_MAX, &buf, &len, err);
     if (st != SD_OK)
         return st;
-    st = sd_model_ngram((const unsigned char *)buf, len, order, draft_order, target, draft, path, out, err);
+    st = sd_ngram_model((const unsigned char *)buf, len, path, cfg, out, err);
     free(buf);
     return st;
 }
 
-unsigned char sd_ngram_byte(const sd_model *m, uint32_t t) { return m->ngram->byte[t]; }
+unsigned char sd_ngram_byte(const sd_model *m, uint32_t t) { return ((const sd_ngram *)m->impl)->byte[t]; }
 
-const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s)
+static const sd_context *ngram_lookup(const sd_model *m, const sd_prefix *s)
 {
-    const sd_ngram *g = m->ngram;
+    const sd_ngram *g = m->impl;
     size_t k = m->history, have = s->len < k ? s->len : k;
     key_t_ h = 0;
     for (size_t j = have; j-- > 0;) /* oldest first */
@@ -289,9 +321,9 @@ const sd_context *sd_ngram_lookup(const sd_model *m, const sd_prefix *s)
     return &m->ctx[0];
 }
 
-void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
+static void ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
 {
-    const sd_ngram *g = m->ngram;
+    const sd_ngram *g = m->impl;
     size_t pos = (size_t)(gsl_rng_uniform(r) * (double)g->len);
     for (size_t j = 0; j < m->history; j++)
         sd_model_advance(m, s, g->text[(pos + j) % g->len]);
@@ -299,7 +331,7 @@ void sd_ngram_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
 
 void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q)
 {
-    const sd_ngram *g = m->ngram;
+    const sd_ngram *g = m->impl;
     size_t v = m->vocab;
     for (size_t i = 0; i < rows; i++) {
         size_t pos = (size_t)((double)i * (double)g->len / (double)rows);
@@ -313,31 +345,4 @@ void sd_ngram_logits(const sd_model *m, size_t rows, double *p, double *q)
             q[i * v + c->token[r]] = log(c->q[r]);
         }
     }
-}
-
-enum { PATH_SEGMENT = 4096 };
-
-sd_status sd_model_path_acceptance(const sd_model *m, const sd_verifier *v, size_t n, uint64_t seed, double *out,
-                                   sd_error *err)
-{
-    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
-    if (r == NULL)
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for a random stream");
-    sd_prefix s;
-    for (size_t i = 0; i < n; i++) {
-        if (i % PATH_SEGMENT == 0) { /* a fresh sequence, as the engine's chunks start */
-            sd_rng_reseed(r, seed, i / PATH_SEGMENT);
-            sd_model_start(m, &s);
-            sd_model_prime(m, &s, r);
-            for (unsigned b = 0; b < SD_BURN_IN_TOKENS; b++) {
-                const sd_context *c = sd_model_lookup(m, &s);
-                sd_model_advance(m, &s, c->token[sd_cdf_sample(&c->p_cdf, r)]);
-            }
-        }
-        const sd_context *c = sd_model_lookup(m, &s);
-        out[i] = sd_verify_acceptance(v, c);
-        sd_model_advance(m, &s, c->token[sd_cdf_sample(&c->p_cdf, r)]);
-    }
-    gsl_rng_free(r);
-    return SD_OK;
 }

@@ -6,7 +6,8 @@
  * count.  Lookups cost O(k) hash steps.
  */
 #include "specdec/synth.h"
-#include "internal.h"
+#include "model_impl.h"
+#include "random/cdf_impl.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -19,6 +20,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
 
+#include "specdec/dist.h"
 #include "specdec/rng.h"
 
 
@@ -32,16 +34,12 @@ size_t sd_synth_default_contexts(size_t vocab)
 }
 
 /* The one table of names each: the enums index them. */
-static const char *const FAMILY_NAMES[] = { "zipf", "dirichlet", "logits", NULL }; /* the synthetic ones */
+static const char *const FAMILY_NAMES[] = { "zipf", "dirichlet", "logits", NULL }; /* = sd_model_family_name's */
 static const char *const REGIME_NAMES[] = { "constant", "beta", "markov", NULL };
 
-const char *sd_family_name(sd_family f)
-{
-    return f == SD_FAMILY_FILE ? "file" : f == SD_FAMILY_NGRAM ? "ngram" : FAMILY_NAMES[f];
-}
-const char *sd_regime_name(sd_regime r) { return REGIME_NAMES[r]; }
-const char *const *sd_family_names(void) { return FAMILY_NAMES; }
-const char *const *sd_regime_names(void) { return REGIME_NAMES; }
+const char *sd_synth_regime_name(sd_regime r) { return REGIME_NAMES[r]; }
+const char *const *sd_synth_family_names(void) { return FAMILY_NAMES; }
+const char *const *sd_synth_regime_names(void) { return REGIME_NAMES; }
 
 sd_synth_config sd_synth_defaults(void)
 {
@@ -59,16 +57,6 @@ typedef struct {
     size_t *idx;     /* V indices */
     uint32_t *perm;  /* V tokens */
 } scratch;
-
-static void context_free(sd_context *c)
-{
-    free((void *)(uintptr_t)c->p);
-    free((void *)(uintptr_t)c->q);
-    free((void *)(uintptr_t)c->token);
-    sd_cdf_free(&c->p_cdf);
-    sd_cdf_free(&c->q_cdf);
-    sd_cdf_free(&c->residual_cdf);
-}
 
 /* A draw of the family in token space, into out[V]. */
 static void family_draw(const sd_synth_config *cfg, gsl_rng *r, scratch *s, double *out)
@@ -133,38 +121,6 @@ static void reference_draw(const sd_synth_config *cfg, gsl_rng *r, scratch *s, d
     }
 }
 
-/* Fills c's samplers, beta and argmax_q from its p and q; takes ownership. */
-static sd_status finish_context(sd_context *c, double *p, double *q, uint32_t *token, size_t v,
-                                double *scratch_w, sd_error *err)
-{
-    c->p = p;
-    c->q = q;
-    c->token = token;
-    c->beta = sd_dist_overlap(p, q, v);
-    c->argmax_q = 0;
-    for (size_t i = 1; i < v; i++)
-        if (q[i] > q[c->argmax_q])
-            c->argmax_q = (uint32_t)i;
-    double mass = sd_dist_residual(p, q, v, scratch_w);
-    sd_status st;
-    if ((st = sd_cdf_init(&c->p_cdf, p, v, err)) != SD_OK ||
-        (st = sd_cdf_init(&c->q_cdf, q, v, err)) != SD_OK ||
-        (st = sd_cdf_init(&c->residual_cdf, mass > 0.0 ? scratch_w : p, v, err)) != SD_OK)
-        return st;
-    return SD_OK;
-}
-
-/* Sorts w (token space) into rank space: p[rank], token[rank]. */
-static void to_rank_space(const double *w, size_t v, scratch *s, double *p, uint32_t *token)
-{
-    gsl_sort_index(s->idx, w, 1, v); /* ascending */
-    for (size_t r = 0; r < v; r++) {
-        size_t t = s->idx[v - 1 - r];
-        p[r] = w[t];
-        token[r] = (uint32_t)t;
-    }
-}
-
 enum { BETA_TRIES = 64 };
 
 /* Beta(a, b) truncated to the reachable [lo, 1]: by rejection while that
@@ -212,7 +168,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
         return sd_status_fail(err, SD_ENOMEM, "out of memory building context %zu (vocab %zu)", ci, v);
     }
     family_draw(cfg, r, s, s->b);
-    to_rank_space(s->b, v, s, p, token);
+    sd_model_rank_space(s->b, v, s->idx, p, token);
 
     if (cfg->calibrated) {
         double a = context_alpha(cfg, ci, nctx, r, 1.0 - (1.0 - p[v - 1])); /* reachable, as tested below */
@@ -221,7 +177,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
             free(p), free(q), free(token);
             return sd_status_fail(err, SD_EINVAL, "concentration: Beta(%g, %g) has no mass above %.6g, the least "
                                   "acceptance this %s target reaches at vocab %zu", cfg->alpha * cfg->concentration,
-                                  (1.0 - cfg->alpha) * cfg->concentration, p_min, sd_family_name(cfg->family), v);
+                                  (1.0 - cfg->alpha) * cfg->concentration, p_min, sd_model_family_name(cfg->family), v);
         }
         reference_draw(cfg, r, s, s->a);
         double tv = sd_dist_tv(p, s->a, v);
@@ -234,7 +190,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
             free(p), free(q), free(token);
             return sd_status_fail(err, SD_EINVAL, "alpha: acceptance %g is below %.6g, the least this %s target "
                                   "reaches (its smallest probability) at vocab %zu", a, 1.0 - tv,
-                                  sd_family_name(cfg->family), v);
+                                  sd_model_family_name(cfg->family), v);
         }
         double lambda = tv > 0.0 ? (1.0 - a) / tv : 0.0;
         for (size_t k = 0; k < v; k++)
@@ -252,8 +208,7 @@ static sd_status build_context(const sd_synth_config *cfg, size_t ci, size_t nct
             q[k] /= sum;
         c->target_alpha = NAN;
     }
-    sd_status st = finish_context(c, p, q, token, v, s->b, err);
-    return st;
+    return sd_model_context_finish(c, p, q, token, v, s->b, err);
 }
 
 /* ---- the bank, built in parallel over contexts ------------------------------ */
@@ -290,38 +245,30 @@ static sd_status check_config(const sd_synth_config *cfg, size_t nctx, sd_error 
     if (cfg->vocab < 1 || cfg->vocab > SD_VOCAB_MAX)
         return sd_status_fail(err, SD_EINVAL, "vocab: %zu is outside [1, %u]", cfg->vocab, SD_VOCAB_MAX);
     if (cfg->family == SD_FAMILY_FILE || cfg->family == SD_FAMILY_NGRAM)
-        return sd_status_fail(err, SD_EINVAL, "family: %s models come from %s, not sd_model_synth",
-                              sd_family_name(cfg->family), cfg->family == SD_FAMILY_FILE ? "sd_model_rows" : "sd_model_ngram");
+        return sd_status_fail(err, SD_EINVAL, "family: %s models come from %s, not sd_synth_model",
+                              sd_model_family_name(cfg->family), cfg->family == SD_FAMILY_FILE ? "sd_model_rows" : "sd_ngram_model");
     if (cfg->history > SD_HISTORY_MAX)
         return sd_status_fail(err, SD_EINVAL, "history: %zu is outside [0, %d]", cfg->history, SD_HISTORY_MAX);
     if (cfg->regime == SD_REGIME_MARKOV && nctx < 2)
         return sd_status_fail(err, SD_EINVAL, "contexts: the markov regime needs at least 2 contexts");
     if (cfg->regime != SD_REGIME_CONSTANT && !cfg->calibrated)
         return sd_status_fail(err, SD_EINVAL, "regime: %s needs a calibrated draft (calibrated = 1), not a noisy one",
-                              sd_regime_name(cfg->regime));
+                              sd_synth_regime_name(cfg->regime));
     return SD_OK;
 }
 
-sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *err)
+sd_status sd_synth_model(const sd_synth_config *cfg, sd_model **out, sd_error *err)
 {
     double t0 = sd_util_seconds();
     size_t nctx = cfg->contexts ? cfg->contexts : sd_synth_default_contexts(cfg->vocab);
     sd_status st = check_config(cfg, nctx, err);
     if (st != SD_OK)
         return st;
-    sd_model *m = calloc(1, sizeof *m);
-    if (m == NULL || (m->ctx = calloc(nctx, sizeof *m->ctx)) == NULL) {
-        free(m);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu contexts", nctx);
-    }
-    m->vocab = cfg->vocab;
-    m->ncontexts = nctx;
-    m->history = cfg->history;
-    m->family = cfg->family;
-    m->regime = cfg->regime;
+    sd_model *m;
+    if ((st = sd_model_alloc(cfg->vocab, nctx, cfg->history, cfg->family, cfg->seed, &m, err)) != SD_OK)
+        return st;
+    m->markov = cfg->regime == SD_REGIME_MARKOV;
     m->stay = cfg->stay;
-    m->ctx_salt = sd_util_mix64(cfg->seed ^ 0x636f6e74657874u);
-    m->regime_salt = sd_util_mix64(cfg->seed ^ 0x726567696d65u);
 
     unsigned nt = cfg->threads < 1 ? 1 : cfg->threads;
     if (nt > nctx)
@@ -357,102 +304,11 @@ sd_status sd_model_synth(const sd_synth_config *cfg, sd_model **out, sd_error *e
         sd_model_free(m);
         return st;
     }
-    m->bytes = sizeof *m + nctx * (sizeof(sd_context) + m->vocab * (2 * sizeof(double) + sizeof(uint32_t) +
-                                                                      3 * sizeof(double)) + 3 * sizeof(double) +
-                                   3 * (sd_cdf_cells(m->vocab, NULL) + 1) * sizeof(uint32_t));
+    m->bytes = sd_model_bank_bytes(nctx, m->vocab) + nctx * 3 * (sd_cdf_cells(m->vocab, NULL) + 1) * sizeof(uint32_t);
     m->build_seconds = sd_util_seconds() - t0;
     *out = m;
     return SD_OK;
 }
-
-sd_status sd_context_from_tokens(sd_context *c, const double *p, const double *q, size_t n, size_t *idx, double *w,
-                                 sd_error *err)
-{
-    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
-    uint32_t *token = malloc(n * sizeof *token);
-    if (pr == NULL || qr == NULL || token == NULL) {
-        free(pr), free(qr), free(token);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu-token context", n);
-    }
-    scratch s = { NULL, NULL, idx, NULL };
-    to_rank_space(p, n, &s, pr, token);
-    for (size_t r = 0; r < n; r++)
-        qr[r] = q[token[r]];
-    c->target_alpha = NAN;
-    return finish_context(c, pr, qr, token, n, w, err);
-}
-
-/* The bytes a bank of nctx contexts over n tokens holds. */
-static size_t bank_bytes(size_t nctx, size_t n)
-{
-    return sizeof(sd_model) + nctx * (sizeof(sd_context) + n * (5 * sizeof(double) + sizeof(uint32_t)) +
-                                      3 * sizeof(double));
-}
-
-sd_status sd_model_rows(const double *p, const double *q, size_t rows, size_t n, size_t history, uint64_t seed,
-                        sd_model **out, sd_error *err)
-{
-    sd_status st = SD_OK;
-    if (rows < 1 || history > SD_HISTORY_MAX)
-        return sd_status_fail(err, SD_EINVAL, rows < 1 ? "rows: need at least one row" : "history: %zu is outside [0, %d]",
-                              history, SD_HISTORY_MAX);
-    for (size_t i = 0; i < rows && st == SD_OK; i++) {
-        char pn[32], qn[32];
-        snprintf(pn, sizeof pn, rows > 1 ? "p row %zu" : "p", i);
-        snprintf(qn, sizeof qn, rows > 1 ? "q row %zu" : "q", i);
-        if ((st = sd_dist_check(p + i * n, n, pn, err)) == SD_OK)
-            st = sd_dist_check(q + i * n, n, qn, err);
-    }
-    if (st != SD_OK)
-        return st;
-    sd_model *m = calloc(1, sizeof *m);
-    double *w = malloc(n * sizeof *w);
-    size_t *idx = malloc(n * sizeof *idx);
-    if (m == NULL || w == NULL || idx == NULL || (m->ctx = calloc(rows, sizeof *m->ctx)) == NULL) {
-        free(w), free(idx), free(m);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu x %zu-token model", rows, n);
-    }
-    m->vocab = n;
-    m->ncontexts = rows;
-    m->history = history;
-    m->family = SD_FAMILY_FILE;
-    m->regime = SD_REGIME_CONSTANT;
-    m->ctx_salt = sd_util_mix64(seed ^ 0x636f6e74657874u);
-    for (size_t i = 0; i < rows && st == SD_OK; i++)
-        st = sd_context_from_tokens(&m->ctx[i], p + i * n, q + i * n, n, idx, w, err);
-    free(w), free(idx);
-    m->bytes = bank_bytes(rows, n);
-    if (st != SD_OK) {
-        sd_model_free(m);
-        return st;
-    }
-    *out = m;
-    return SD_OK;
-}
-
-sd_status sd_model_pair(const double *p, const double *q, size_t n, sd_model **out, sd_error *err)
-{
-    return sd_model_rows(p, q, 1, n, 0, 0, out, err);
-}
-
-void sd_model_free(sd_model *m)
-{
-    if (m == NULL)
-        return;
-    if (m->ctx != NULL)
-        for (size_t i = 0; i < m->ncontexts; i++)
-            context_free(&m->ctx[i]);
-    free(m->ctx);
-    sd_ngram_free(m->ngram);
-    free(m);
-}
-
-size_t sd_model_vocab(const sd_model *m) { return m->vocab; }
-size_t sd_model_contexts(const sd_model *m) { return m->ncontexts; }
-sd_family sd_model_family(const sd_model *m) { return m->family; }
-size_t sd_model_history(const sd_model *m) { return m->history; }
-size_t sd_model_bytes(const sd_model *m) { return m->bytes; }
-
 
 size_t sd_synth_bytes(const sd_synth_config *cfg)
 {
@@ -467,23 +323,3 @@ size_t sd_synth_bytes(const sd_synth_config *cfg)
     size_t bank = sd_util_mul_sat(nctx, per_ctx), build = sd_util_mul_sat(nt, per_thread);
     return bank > SIZE_MAX - build ? SIZE_MAX : bank + build;
 }
-double sd_model_build_seconds(const sd_model *m) { return m->build_seconds; }
-const sd_context *sd_model_context(const sd_model *m, size_t i) { return &m->ctx[i]; }
-
-/* ---- prefixes -------------------------------------------------------------- */
-
-void sd_model_start(const sd_model *m, sd_prefix *s)
-{
-    (void)m;
-    memset(s, 0, sizeof *s);
-}
-
-void sd_model_prime(const sd_model *m, sd_prefix *s, gsl_rng *r)
-{
-    if (m->ngram != NULL)
-        sd_ngram_prime(m, s, r);
-}
-
-void sd_model_advance(const sd_model *m, sd_prefix *s, uint32_t token) { sd_prefix_advance(m, s, token); }
-
-const sd_context *sd_model_lookup(const sd_model *m, const sd_prefix *s) { return sd_prefix_lookup(m, s); }

@@ -231,7 +231,7 @@ static sd_status run_model(const sd_figure_input *in, sd_regime regime, double a
                                  .alpha_hard = hard, .stay = 0.9, .contexts = 0, .history = 2,
                                  .seed = in->seed, .threads = in->threads };
     sd_model *m;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_status st = sd_synth_model(&sc, &m, err);
     if (st != SD_OK)
         return st;
     const sd_engine_config ec = { .model = m, .verifier = sd_verify_find("adjusted"), .policy = SD_POLICY_FIXED,
@@ -337,7 +337,7 @@ static sd_status policies(const sd_figure_input *in, const char *name, int varia
         sd_synth_config sc = sd_synth_defaults();
         sc.regime = k ? SD_REGIME_MARKOV : SD_REGIME_CONSTANT, sc.seed = in->seed, sc.threads = in->threads;
         sd_model *m;
-        if ((st = sd_model_synth(&sc, &m, err)) != SD_OK)
+        if ((st = sd_synth_model(&sc, &m, err)) != SD_OK)
             break;
         sd_engine_config base = sd_engine_defaults();
         base.model = m, base.verifier = sd_verify_find("adjusted"), base.gamma_max = 24, base.tokens = in->tokens;
@@ -584,7 +584,8 @@ static sd_status alpha_pair(const sd_figure_input *in, sd_npy *p, sd_npy *q, sd_
         return st;
     }
     sd_model *m;
-    if ((st = sd_model_ngram_load(SD_NGRAM_DEFAULT_CORPUS, 5, 2, NULL, NULL, &m, err)) != SD_OK)
+    const sd_ngram_config ng = sd_ngram_defaults(); /* orders 5 and 2, as trained */
+    if ((st = sd_ngram_load(SD_NGRAM_DEFAULT_CORPUS, &ng, &m, err)) != SD_OK)
         return st;
     size_t v = sd_model_vocab(m);
     *p = (sd_npy){ NGRAM_ROWS, v, 2, malloc(NGRAM_ROWS * v * sizeof(double)) };

@@ -118,7 +118,7 @@ static sd_status run_fixed(const run_ctx *v, const sd_model *m, const char *rule
 static sd_status model_run(const sd_synth_config *sc, sd_engine_config ec, sd_model **m, sd_engine_stats *s,
                            sd_error *err)
 {
-    sd_status st = sd_model_synth(sc, m, err);
+    sd_status st = sd_synth_model(sc, m, err);
     if (st != SD_OK)
         return st;
     ec.model = *m;
@@ -154,7 +154,7 @@ static sd_status output_model(const run_ctx *v, sd_model **m, double *marg, sd_e
 {
     sd_synth_config sc = synth(v, POS_VOCAB, 0.6, SD_REGIME_CONSTANT);
     sc.contexts = 16;
-    sd_status st = sd_model_synth(&sc, m, err);
+    sd_status st = sd_synth_model(&sc, m, err);
     if (st != SD_OK)
         return st;
     memset(marg, 0, POS * POS_VOCAB * sizeof *marg);
@@ -259,7 +259,7 @@ static sd_status check_iteration(run_ctx *v, sd_error *err)
     const double cost = 0.02, mu = 0.05;
     sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
     sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_status st = sd_synth_model(&sc, &m, err);
     if (st != SD_OK)
         return st;
     sd_engine_stats s;
@@ -325,7 +325,7 @@ static sd_status check_sweep(run_ctx *v, sd_error *err)
     size_t gmax = (size_t)(2 * o.gamma_opt);
     sd_synth_config sc = synth(v, 1000, alpha, SD_REGIME_CONSTANT);
     sd_model *m = NULL;
-    if ((st = sd_model_synth(&sc, &m, err)) != SD_OK)
+    if ((st = sd_synth_model(&sc, &m, err)) != SD_OK)
         return st;
     double *f = calloc(gmax + 1, sizeof *f), *se = calloc(gmax + 1, sizeof *se), samples = 0;
     if (f == NULL || se == NULL)
@@ -390,7 +390,7 @@ static sd_status check_alpha_hat(run_ctx *v, sd_error *err)
 {
     sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_BETA);
     sd_model *m = NULL;
-    sd_status st = sd_model_synth(&sc, &m, err);
+    sd_status st = sd_synth_model(&sc, &m, err);
     if (st != SD_OK)
         return st;
     double var_beta = 0.0, mean_beta = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m);
@@ -456,7 +456,7 @@ static sd_status check_block(run_ctx *v, sd_error *err)
     sd_model *pair = NULL, *zipf = NULL;
     sd_synth_config sc = synth(v, 1000, 0.8, SD_REGIME_CONSTANT);
     sd_status st;
-    if ((st = sd_model_pair(p, q, 2, &pair, err)) != SD_OK || (st = sd_model_synth(&sc, &zipf, err)) != SD_OK) {
+    if ((st = sd_model_pair(p, q, 2, &pair, err)) != SD_OK || (st = sd_synth_model(&sc, &zipf, err)) != SD_OK) {
         sd_model_free(pair);
         return st;
     }
@@ -747,7 +747,7 @@ static sd_status check_nominal_alpha(run_ctx *v, sd_error *err)
         sd_synth_config sc = synth(v, banks[b].vocab, banks[b].alpha, SD_REGIME_CONSTANT);
         sc.family = banks[b].family;
         sd_model *m = NULL;
-        if ((st = sd_model_synth(&sc, &m, err)) != SD_OK)
+        if ((st = sd_synth_model(&sc, &m, err)) != SD_OK)
             break;
         double d = worst_beta(m, banks[b].alpha), dw = worst_beta(m, banks[b].alpha + 0.01);
         worst = worse(worst, d);

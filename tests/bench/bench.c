@@ -72,7 +72,7 @@ int main(int argc, char **argv)
             .alpha_easy = 0.95, .alpha_hard = 0.3, .stay = 0.9, .history = 2, .seed = 1, .threads = 1 };
         sd_model *m;
         sd_error err;
-        if (sd_model_synth(&sc, &m, &err) != SD_OK) {
+        if (sd_synth_model(&sc, &m, &err) != SD_OK) {
             fprintf(stderr, "bench: %s\n", err.msg);
             return 1;
         }
