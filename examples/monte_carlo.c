@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         sd_model_free(m);
         return 2;
     }
-    double measured = sd_engine_mean_n(&s), se = sd_engine_mean_n_se(&s);
+    double measured = sd_engine_stats_mean_n(&s), se = sd_engine_stats_mean_n_se(&s);
     double theory = sd_theory_expected_tokens(s.alpha_hat, (double)ec.gamma);
     double z = (measured - theory) / se;
     printf("alpha %.3f (measured %.4f), gamma %zu: %llu iterations, %llu tokens\n", sc.alpha, s.alpha_hat, ec.gamma,

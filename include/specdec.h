@@ -20,7 +20,11 @@
  *   specdec/model.h     models: contexts, prefixes, the bank; models from given distributions
  *   specdec/synth.h     synthetic target/draft models
  *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft)
- *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model
+ *   specdec/step.h      Algorithm 1: one speculative decoding step
+ *   specdec/engine_stats.h what a Monte Carlo run counts; its record and replay hooks, merge
+ *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model, in chunks and threads
+ *   specdec/gof.h       goodness of fit: chi-square, and the engine's output test
+ *   specdec/sample.h    speculative sampling at one position, many times
  *   specdec/ngram.h     a byte-level Kneser-Ney target/draft pair on real text
  *   specdec/path.h      acceptance along the paths a target generates
  *   specdec/partial.h   partial results of sharded runs: text form and merge
@@ -31,6 +35,7 @@
  *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
  *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
  *   specdec/figure.h    the data behind each figure, as tables
+ *   specdec/policies.h  the draft-length policies side by side
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
@@ -80,7 +85,11 @@
 #include "specdec/model.h"
 #include "specdec/synth.h"
 #include "specdec/verify.h"
+#include "specdec/step.h"
+#include "specdec/engine_stats.h"
 #include "specdec/engine.h"
+#include "specdec/gof.h"
+#include "specdec/sample.h"
 #include "specdec/path.h"
 #include "specdec/partial.h"
 #include "specdec/dtype.h"
@@ -91,6 +100,7 @@
 #include "specdec/counters.h"
 #include "specdec/fit.h"
 #include "specdec/figure.h"
+#include "specdec/policies.h"
 #include "specdec/validate.h"
 
 #endif

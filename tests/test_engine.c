@@ -8,7 +8,9 @@
 #include <gsl/gsl_cdf.h>
 
 #include "specdec/engine.h"
-#include "internal.h"
+#include "specdec.h"
+#include "mc/verify_impl.h"
+#include "model/model_impl.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/table.h"
@@ -75,7 +77,7 @@ START_TEST(first_iteration_n_is_exact)
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.iterations, s.sequences);
     double stat = 0, dof = 0;
-    sd_chisq_add(s.n_hist, pn, 4, &stat, &dof);
+    sd_gof_chisq(s.n_hist, pn, 4, &stat, &dof);
     ck_assert_double_eq(dof, 2);
     ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "N: chi-square %g", stat);
     /* negative control: the i.i.d. PMF at the bank's mean acceptance is not this
@@ -83,7 +85,7 @@ START_TEST(first_iteration_n_is_exact)
     double iid[4] = { 0 }, a = sd_verify_mean_acceptance(sd_verify_find("adjusted"), m), wstat = 0, wdof = 0;
     for (int n = 1; n <= 3; n++)
         iid[n] = n <= G ? pow(a, n - 1) * (1 - a) : pow(a, G);
-    sd_chisq_add(s.n_hist, iid, 4, &wstat, &wdof);
+    sd_gof_chisq(s.n_hist, iid, 4, &wstat, &wdof);
     ck_assert_msg(gsl_cdf_chisq_Q(wstat, wdof) < 1e-7, "control not caught: chi-square %g", wstat);
     sd_engine_stats_free(&s);
     sd_model_free(m);
@@ -135,12 +137,12 @@ START_TEST(first_two_tokens_are_exact)
     uint64_t joint[V * V] = { 0 }, biased[V * V] = { 0 };
     first_two(m, "adjusted", 300000, joint);
     double stat = 0, dof = 0;
-    sd_chisq_add(joint, exact, V * V, &stat, &dof);
+    sd_gof_chisq(joint, exact, V * V, &stat, &dof);
     ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "adjusted: chi-square %g on %g dof", stat, dof);
     /* negative control: the seed's Case 1 is biased and must be caught */
     first_two(m, "target", 300000, biased);
     double bstat = 0, bdof = 0;
-    sd_chisq_add(biased, exact, V * V, &bstat, &bdof);
+    sd_gof_chisq(biased, exact, V * V, &bstat, &bdof);
     ck_assert_msg(gsl_cdf_chisq_Q(bstat, bdof) < 1e-7, "target not caught: chi-square %g", bstat);
     sd_model_free(m);
 }
@@ -181,8 +183,8 @@ START_TEST(block_and_multi_draft_are_lossless)
         uint64_t counts[2 * V];
         first_two_with(m, rules[k], drafts[k], 150000, counts);
         double stat = 0, dof = 0;
-        sd_chisq_add(counts, marg, V, &stat, &dof);
-        sd_chisq_add(counts + V, marg + V, V, &stat, &dof);
+        sd_gof_chisq(counts, marg, V, &stat, &dof);
+        sd_gof_chisq(counts + V, marg + V, V, &stat, &dof);
         double p = gsl_cdf_chisq_Q(stat, dof);
         if (k < 2)
             ck_assert_msg(p > 1e-7, "%s x%zu: chi-square %g on %g dof", rules[k], drafts[k], stat, dof);
@@ -205,12 +207,12 @@ START_TEST(block_reference_pair)
             .gamma = 2, .tokens = 1000000, .seed = 3, .threads = 2, .drafts = 1 };
         sd_engine_stats s;
         ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
-        double z = (sd_engine_mean_n(&s) - expect[k]) / sd_engine_mean_n_se(&s);
+        double z = (sd_engine_stats_mean_n(&s) - expect[k]) / sd_engine_stats_mean_n_se(&s);
         ck_assert_msg(fabs(z) < 6, "%s: %.5f tokens per iteration, expected %.5f (z %.2f)", rules[k],
-                      sd_engine_mean_n(&s), expect[k], z);
+                      sd_engine_stats_mean_n(&s), expect[k], z);
         /* control: block is caught against the token-wise value */
         if (k == 0)
-            ck_assert(fabs((sd_engine_mean_n(&s) - expect[1]) / sd_engine_mean_n_se(&s)) > 9.1);
+            ck_assert(fabs((sd_engine_stats_mean_n(&s) - expect[1]) / sd_engine_stats_mean_n_se(&s)) > 9.1);
         sd_engine_stats_free(&s);
     }
     sd_model_free(m);
@@ -236,9 +238,9 @@ START_TEST(adaptive_policies)
     ec.threshold = 0.0; /* never stops early: the fixed policy at gamma 6 */
     ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
     ck_assert_uint_eq(s.draft_calls, 6 * s.iterations);
-    ck_assert(fabs(sd_engine_mean_n(&s) - sd_theory_expected_tokens(0.8, 6)) < 6 * sd_engine_mean_n_se(&s));
+    ck_assert(fabs(sd_engine_stats_mean_n(&s) - sd_theory_expected_tokens(0.8, 6)) < 6 * sd_engine_stats_mean_n_se(&s));
     /* control: the same run against gamma 5 is caught */
-    ck_assert(fabs(sd_engine_mean_n(&s) - sd_theory_expected_tokens(0.8, 5)) > 9.1 * sd_engine_mean_n_se(&s));
+    ck_assert(fabs(sd_engine_stats_mean_n(&s) - sd_theory_expected_tokens(0.8, 5)) > 9.1 * sd_engine_stats_mean_n_se(&s));
     sd_engine_stats_free(&s);
     ec.policy = SD_POLICY_HEURISTIC;
     ec.gamma = 2;
@@ -269,7 +271,7 @@ START_TEST(adaptive_policies)
     sd_table *t;
     sd_engine_config base = sd_engine_defaults();
     base.model = m, base.verifier = v, base.gamma_max = 12, base.tokens = 50000, base.seed = 1, base.threads = 2;
-    ck_assert_int_eq(sd_engine_policies(&base, 0.02, NULL, 0, &t, NULL), SD_OK);
+    ck_assert_int_eq(sd_policies_run(&base, 0.02, NULL, 0, &t, NULL), SD_OK);
     ck_assert_uint_eq(sd_table_nrows(t), 8);
     ck_assert_str_eq(sd_table_cell(t, 7, 0)->v.s, "ceiling 1/(1 - alpha), theory (c = 0)");
     sd_table_free(t);
@@ -323,10 +325,10 @@ START_TEST(greedy_emits_the_argmax)
         ck_assert_uint_eq(s.out_counts[k * 50], s.ctx_tokens[k]); /* every emitted token is rank 0 */
     }
     sd_gof g;
-    ck_assert_int_eq(sd_engine_output_gof(m, sd_verify_find("greedy"), &s, &g, NULL), SD_OK);
+    ck_assert_int_eq(sd_gof_output(m, sd_verify_find("greedy"), &s, &g, NULL), SD_OK);
     ck_assert_double_eq(g.statistic, 0.0);
     /* against sampling from p the greedy output is caught at once */
-    ck_assert_int_eq(sd_engine_output_gof(m, sd_verify_find("adjusted"), &s, &g, NULL), SD_OK);
+    ck_assert_int_eq(sd_gof_output(m, sd_verify_find("adjusted"), &s, &g, NULL), SD_OK);
     ck_assert(g.pvalue < 1e-7);
     sd_engine_stats_free(&s);
     sd_model_free(m);

@@ -92,7 +92,7 @@ START_TEST(markov_rejects_iid_and_predicts)
     ck_assert_int_eq(f.chosen, f.non_iid);
     ck_assert_int_eq(f.non_iid, SD_FIT_MARKOV);
     engine_run(1, 0, 8, 1000000, 12, &s8);
-    double measured = sd_engine_mean_n(&s8), se = sd_engine_mean_n_se(&s8);
+    double measured = sd_engine_stats_mean_n(&s8), se = sd_engine_stats_mean_n_se(&s8);
     double markov = sd_fit_expected_tokens(&f, SD_FIT_MARKOV, 8), iid = sd_fit_expected_tokens(&f, SD_FIT_IID, 8);
     ck_assert_msg(fabs(markov - measured) < 6 * se, "markov %.5f, measured %.5f (se %.2g)", markov, measured, se);
     ck_assert_msg(fabs(iid - measured) > 6 * se, "control: iid %.5f, measured %.5f (se %.2g)", iid, measured, se);

@@ -196,12 +196,12 @@ START_TEST(sample_shards)
                             .draws = 2 * (uint64_t)SD_SAMPLE_BLOCK + 12345, .seed = 9 };
     uint64_t whole[4], part[4], sum[4] = { 0 };
     double expect[4];
-    ck_assert_int_eq(sd_engine_sample(&sc, whole, expect, NULL), SD_OK);
+    ck_assert_int_eq(sd_sample_run(&sc, whole, expect, NULL), SD_OK);
     sd_partial parts[2] = { sd_partial_init(1, 2), sd_partial_init(2, 2) };
     for (unsigned i = 0; i < 2; i++) {
         sd_engine_io io = { .record = record, .arg = &parts[i] };
         sc.shard = i + 1, sc.nshards = 2, sc.io = &io;
-        ck_assert_int_eq(sd_engine_sample(&sc, part, expect, NULL), SD_OK);
+        ck_assert_int_eq(sd_sample_run(&sc, part, expect, NULL), SD_OK);
         for (int t = 0; t < 4; t++)
             sum[t] += part[t];
     }

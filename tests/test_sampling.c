@@ -8,7 +8,9 @@
 #include <gsl/gsl_rng.h>
 
 #include "specdec/dist.h"
-#include "internal.h"
+#include "specdec.h"
+#include "mc/verify_impl.h"
+#include "model/model_impl.h"
 #include "specdec/engine.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
@@ -51,7 +53,7 @@ START_TEST(rng_has_53_bits_and_keyed_streams)
 }
 END_TEST
 
-/* The lazy test U s < b (internal.h) decides as the whole U does, for U =
+/* The lazy test U s < b (rng_impl.h) decides as the whole U does, for U =
  * (a 2^21 + b' / 2^11) / 2^53 from scripted words; it reads the second word
  * only when U's top 32 bits leave the decision open; a = 0 never stands for
  * U = 0.  Thresholds at random and exactly at interval ends. */
@@ -101,13 +103,13 @@ START_TEST(cdf_never_draws_zero_weight)
         counts[sd_cdf_sample(&c, r)]++;
     ck_assert_uint_eq(counts[0] + counts[2] + counts[3] + counts[6], 0);
     double stat = 0, dof = 0;
-    sd_chisq_add(counts, w, 7, &stat, &dof);
+    sd_gof_chisq(counts, w, 7, &stat, &dof);
     ck_assert_double_eq(dof, 2);
     ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "chi-square %g", stat);
     /* negative control: the same counts against weights off by 0.01 are caught */
     const double off[] = { 0.0, 0.26, 0.0, 0.0, 0.49, 0.25, 0.0 };
     double cstat = 0, cdof = 0;
-    sd_chisq_add(counts, off, 7, &cstat, &cdof);
+    sd_gof_chisq(counts, off, 7, &cstat, &cdof);
     ck_assert_msg(gsl_cdf_chisq_Q(cstat, cdof) < 1e-7, "control not caught: chi-square %g", cstat);
     sd_cdf_free(&c);
     gsl_rng_free(r);
@@ -243,10 +245,10 @@ START_TEST(deterministic_draft_is_lossless)
         uint64_t counts[V];
         double expect[V], stat = 0, dof = 0;
         sd_sample_config sc = { .model = m, .verifier = rules[k], .drafts = 1, .draws = 1000000, .seed = 5 };
-        ck_assert_int_eq(sd_engine_sample(&sc, counts, expect, NULL), SD_OK);
+        ck_assert_int_eq(sd_sample_run(&sc, counts, expect, NULL), SD_OK);
         for (size_t t = 0; t < V; t++)
             ck_assert_double_eq_tol(expect[t], p[t], 1e-15);
-        sd_chisq_add(counts, expect, V, &stat, &dof);
+        sd_gof_chisq(counts, expect, V, &stat, &dof);
         double pv = gsl_cdf_chisq_Q(stat, dof);
         if (k == 0)
             ck_assert_msg(pv >= 1e-6, "chi-square %g on %g dof", stat, dof);

@@ -213,7 +213,7 @@ static void sim_cells(const model_spec *ms, const sd_engine_config *ec, const sd
         sd_text(sd_verify_name(ec->verifier)), sd_int((long long)ec->drafts),
         sd_real(nominal_alpha(ms, ec->verifier, m)), sd_real(s->alpha_hat),
         sd_real(s->verified ? (double)s->accepted / (double)s->verified : 0.0), sd_int((long long)s->iterations),
-        sd_int((long long)s->tokens), sd_real(sd_engine_mean_n(s)), sd_real(sd_engine_mean_n_se(s)),
+        sd_int((long long)s->tokens), sd_real(sd_engine_stats_mean_n(s)), sd_real(sd_engine_stats_mean_n_se(s)),
         sd_real(theory), sd_real(gof->tv), sd_real(gof->pvalue), sd_int((long long)s->draft_calls),
         sd_int((long long)s->target_calls), sd_int((long long)s->target_positions), sd_text(rates),
         sd_int((long long)ec->seed), sd_int((long long)ec->threads), sd_text(sd_rng_type()->name),
@@ -238,7 +238,7 @@ static sd_status simulate_row(const model_spec *ms, const sd_engine_config *ec, 
     if (ec->progress != NULL && s.seconds > 1.0)
         fprintf(stderr, "\r%40s\r", "");
     char rates[512];
-    if ((st = sd_engine_output_gof(ec->model, ec->verifier, &s, &gof, err)) == SD_OK) {
+    if ((st = sd_gof_output(ec->model, ec->verifier, &s, &gof, err)) == SD_OK) {
         /* eq. (4) for a fixed gamma; the ceiling for the oracle; for the adaptive
          * policies, eq. (4) at the mean draft length (a reference, not a law) */
         double mean_g = (double)s.draft_calls / (double)s.iterations;
@@ -377,8 +377,8 @@ static sd_status text_rows(const cli_args *a, const model_spec *ms, sd_engine_co
         sd_gof gof;
         if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
             break;
-        if ((st = sd_engine_output_gof(ec.model, ec.verifier, &s, &gof, err)) == SD_OK) {
-            double measured = sd_engine_mean_n(&s), eq4 = sd_theory_expected_tokens(s.alpha_hat, (double)ec.gamma);
+        if ((st = sd_gof_output(ec.model, ec.verifier, &s, &gof, err)) == SD_OK) {
+            double measured = sd_engine_stats_mean_n(&s), eq4 = sd_theory_expected_tokens(s.alpha_hat, (double)ec.gamma);
             double markov = sd_theory_markov_expected_tokens(&mk, (double)ec.gamma);
             sd_cell row[SIM_NCOLS + EXTRA_MAX];
             const sd_cell pred[NPRED] = { sd_real(mk.a_easy), sd_real(mk.a_hard), sd_real(mk.stay), sd_real(markov),
@@ -615,7 +615,7 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     }
     sc.model = m, sc.drafts = (size_t)drafts, sc.draws = (uint64_t)draws, sc.seed = (uint64_t)seed;
     sc.shard = a->shard, sc.nshards = a->nshards, sc.io = a->io;
-    if ((st = sd_engine_sample(&sc, counts, expect, err)) != SD_OK)
+    if ((st = sd_sample_run(&sc, counts, expect, err)) != SD_OK)
         goto done;
     for (size_t tok = 0; tok < n && st == SD_OK; tok++) {
         char label[32];
@@ -669,7 +669,7 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
         base.model = m, base.verifier = v, base.gamma_max = (size_t)gamma_max, base.tokens = (uint64_t)tokens;
         base.seed = ms.synth.seed, base.threads = (unsigned)threads;
         base.shard = a->shard, base.nshards = a->nshards, base.io = a->io;
-        st = sd_engine_policies(&base, cost, th.v, th.n, out, err);
+        st = sd_policies_run(&base, cost, th.v, th.n, out, err);
     }
 done:
     sd_model_free(m);

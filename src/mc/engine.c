@@ -7,8 +7,8 @@
  * beta sums are added in chunk order.
  */
 #include "specdec/engine.h"
-#include "internal.h"
-#include "common/util.h"
+#include "verify_impl.h"
+#include "engine_stats_impl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,89 +17,11 @@
 #include <string.h>
 #include <time.h>
 
-#include <gsl/gsl_cdf.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
+#include "specdec/dist.h"
 #include "specdec/rng.h"
-#include "specdec/theory.h"
-
-void sd_engine_stats_free(sd_engine_stats *s)
-{
-    free(s->n_hist);
-    free(s->reached);
-    free(s->accepted_at);
-    free(s->ctx_tokens);
-    free(s->out_counts);
-    free(s->pos_counts);
-    free(s->moves);
-    free(s->chunk_beta);
-    memset(s, 0, sizeof *s);
-}
-
-/* n zeroed counters on cache lines of their own: the threads' counters are
- * written on every token and must not share a line (false sharing). */
-static uint64_t *counters(size_t n)
-{
-    size_t bytes = (n * sizeof(uint64_t) + 63) / 64 * 64;
-    uint64_t *c = aligned_alloc(64, bytes ? bytes : 64);
-    if (c != NULL)
-        memset(c, 0, bytes ? bytes : 64);
-    return c;
-}
-
-/* The counters of a run; the heuristic's moves only when moves is 1, the
- * output counts only when outputs is 1. */
-static sd_status stats_alloc(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts,
-                             size_t positions, int moves, int outputs, sd_error *err)
-{
-    memset(s, 0, sizeof *s);
-    s->max_gamma = max_gamma;
-    s->max_n = max_gamma + 1;
-    s->vocab = vocab;
-    s->contexts = contexts;
-    s->positions = positions;
-    s->n_hist = counters(s->max_n + 1);
-    s->reached = counters(max_gamma);
-    s->accepted_at = counters(max_gamma);
-    s->ctx_tokens = counters(contexts);
-    s->out_counts = outputs ? counters(contexts * vocab) : NULL;
-    s->pos_counts = counters(positions * vocab);
-    s->moves = moves ? counters(2 * (max_gamma + 1) * SD_MOVE_BINS) : NULL;
-    if (!s->n_hist || !s->reached || !s->accepted_at || !s->ctx_tokens || (outputs && !s->out_counts) ||
-        !s->pos_counts || (moves && !s->moves)) {
-        sd_engine_stats_free(s);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for the engine's counts (%zu contexts x %zu tokens)",
-                              contexts, vocab);
-    }
-    return SD_OK;
-}
-
-static void stats_merge(sd_engine_stats *into, const sd_engine_stats *from)
-{
-    into->iterations += from->iterations;
-    into->tokens += from->tokens;
-    into->sequences += from->sequences;
-    into->draft_calls += from->draft_calls;
-    into->target_calls += from->target_calls;
-    into->target_positions += from->target_positions;
-    into->verified += from->verified;
-    into->accepted += from->accepted;
-    for (size_t i = 0; i <= into->max_n; i++)
-        into->n_hist[i] += from->n_hist[i];
-    for (size_t i = 0; i < into->max_gamma; i++) {
-        into->reached[i] += from->reached[i];
-        into->accepted_at[i] += from->accepted_at[i];
-    }
-    for (size_t i = 0; i < into->contexts; i++)
-        into->ctx_tokens[i] += from->ctx_tokens[i];
-    for (size_t i = 0; into->out_counts != NULL && i < into->contexts * into->vocab; i++)
-        into->out_counts[i] += from->out_counts[i];
-    for (size_t i = 0; i < into->positions * into->vocab; i++)
-        into->pos_counts[i] += from->pos_counts[i];
-    for (size_t i = 0; into->moves != NULL && i < 2 * (into->max_gamma + 1) * SD_MOVE_BINS; i++)
-        into->moves[i] += from->moves[i];
-}
+#include "specdec/step.h"
+#include "common/util.h"
+#include "model/model_impl.h"
 
 /* ---- one worker ---------------------------------------------------------- */
 
@@ -159,89 +81,6 @@ static void emit(recorder *rec, sequence *seq, const sd_context *c, uint32_t x)
 {
     count(rec, seq, c, x);
     sd_model_advance_inline(rec->m, &seq->prefix, c->token[x]);
-}
-
-sd_status sd_step_init(sd_step *w, size_t gamma, size_t vocab, sd_error *err)
-{
-    w->gamma = gamma;
-    w->ctx = malloc((gamma + 1) * sizeof *w->ctx);
-    w->draft = malloc((gamma + 1) * sizeof *w->draft);
-    w->states = malloc((gamma + 1) * sizeof *w->states);
-    w->work = malloc(SD_BLOCK_WORK(gamma, vocab) * sizeof *w->work);
-    w->threshold = 0.0;
-    w->drafted = 0;
-    w->n = 0;
-    w->last = 0;
-    if (w->ctx == NULL || w->draft == NULL || w->states == NULL || w->work == NULL) {
-        sd_step_free(w);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for a %zu-draft step", gamma);
-    }
-    return SD_OK;
-}
-
-void sd_step_free(sd_step *w)
-{
-    free(w->ctx);
-    free(w->draft);
-    free(w->states);
-    free(w->work);
-    w->work = NULL;
-    w->ctx = NULL;
-    w->draft = NULL;
-    w->states = NULL;
-}
-
-/* sd_step_run under a token-wise rule with no threshold: each draft is
- * tested as it is made, and drafting stops at the first rejection -- the
- * drafts after it change no output (Algorithm 1 discards them).  One running
- * prefix state; states[n] receives it. */
-static size_t step_tokenwise(const sd_model *m, const sd_verifier *v, sd_step *w, gsl_rng *r)
-{
-    size_t g = w->gamma;
-    sd_prefix s = w->states[0];
-    const sd_context *c = w->ctx[0];
-    w->drafted = g;
-    for (size_t i = 0; i < g; i++) {
-        uint32_t x = w->draft[i] = sd_rule_draft(v, c, r);
-        if (!v->accept(c, x, r)) {
-            w->n = i;
-            w->last = v->resample(c, r);
-            w->states[i] = s;
-            return i + 1;
-        }
-        sd_model_advance_inline(m, &s, c->token[x]);
-        c = w->ctx[i + 1] = sd_model_lookup_inline(m, &s);
-    }
-    w->n = g; /* every draft accepted: the bonus token from p_{gamma+1} */
-    w->last = v->bonus(c, r);
-    w->states[g] = s;
-    return g + 1;
-}
-
-size_t sd_step_run(const sd_model *m, const sd_verifier *v, sd_step *w, const sd_prefix *prefix, gsl_rng *r)
-{
-    size_t g = w->gamma;
-    w->states[0] = *prefix;
-    w->ctx[0] = sd_model_lookup_inline(m, &w->states[0]);
-    /* a threshold must see every draft's context to know how many drafts were made,
-     * and a block rule reads all of them: the whole chain is drafted first */
-    if (v->block == NULL && !(w->threshold > 0.0))
-        return step_tokenwise(m, v, w, r);
-    for (size_t i = 0; i < g; i++) { /* drafting: gamma calls of M_q */
-        if (w->threshold > 0.0 && w->ctx[i]->q[w->ctx[i]->argmax_q] < w->threshold) {
-            g = i; /* the draft is unsure here: stop drafting */
-            break;
-        }
-        w->draft[i] = sd_rule_draft(v, w->ctx[i], r);
-        w->states[i + 1] = w->states[i];
-        sd_model_advance_inline(m, &w->states[i + 1], w->ctx[i]->token[w->draft[i]]);
-        w->ctx[i + 1] = sd_model_lookup_inline(m, &w->states[i + 1]);
-    }
-    /* one call of M_p at gamma + 1 positions: ctx[0..gamma] hold p_1..p_{gamma+1} */
-    w->drafted = g;
-    sd_block b = { g, w->ctx, w->draft, w->work };
-    w->n = sd_verify_block(v, &b, r, &w->last);
-    return w->n + 1;
 }
 
 /* One iteration of a chain of w->gamma drafts (fewer under w->threshold),
@@ -312,7 +151,7 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
             emit(rec, seq, c, cfg->verifier->bonus(c, r));
             break;
         }
-        uint32_t x = sd_rule_draft(cfg->verifier, c, r);
+        uint32_t x = sd_verify_draft_inline(cfg->verifier, c, r);
         s->draft_calls++;
         s->verified++;
         s->reached[n]++;
@@ -552,9 +391,9 @@ static sd_status workers_alloc(const sd_engine_config *cfg, shared_run *sh, unsi
     for (unsigned t = 0; st == SD_OK && t < nt; t++) {
         ws[t].sh = sh;
         int moves = cfg->policy == SD_POLICY_HEURISTIC;
-        if ((st = stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, moves, !cfg->skip_outputs, err)) ==
+        if ((st = sd_engine_stats_alloc(&ws[t].stats, max_gamma, nv, nc, cfg->positions, moves, !cfg->skip_outputs, err)) ==
             SD_OK) /* the burn-in is counted nowhere: no output counts */
-            st = stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, moves, 0, err);
+            st = sd_engine_stats_alloc(&ws[t].burn, max_gamma, nv, nc, 0, moves, 0, err);
     }
     if (st != SD_OK) {
         workers_free(ws, nt);
@@ -606,7 +445,7 @@ static sd_status plan_chunks(const sd_engine_config *cfg, shared_run *sh, worker
     }
     *pilot = w0->stats;
     const sd_engine_stats *p = pilot;
-    return stats_alloc(&w0->stats, p->max_gamma, p->vocab, p->contexts, p->positions, p->moves != NULL,
+    return sd_engine_stats_alloc(&w0->stats, p->max_gamma, p->vocab, p->contexts, p->positions, p->moves != NULL,
                        p->out_counts != NULL, err);
 }
 
@@ -667,23 +506,13 @@ static sd_status replay(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     return SD_OK;
 }
 
-/* alpha_hat: the chunks' beta sums in chunk order over the tokens. */
-void sd_engine_finish_alpha(sd_engine_stats *s)
-{
-    double beta = 0.0;
-    for (size_t k = 0; k < s->nchunks; k++)
-        beta += s->chunk_beta[k];
-    /* a mean of beta in [0, 1], rounding aside; 0 without tokens (an empty shard) */
-    s->alpha_hat = s->tokens ? fmin(1.0, fmax(0.0, beta / (double)s->tokens)) : 0.0;
-}
-
 /* The workers' counts merged in thread order into *out, with the chunk sums. */
 static void collect(worker *ws, unsigned nt, shared_run *sh, sd_engine_stats *out)
 {
     *out = ws[0].stats;
     ws[0].stats = (sd_engine_stats){ 0 };
     for (unsigned t = 1; t < nt; t++)
-        stats_merge(out, &ws[t].stats);
+        sd_engine_stats_add(out, &ws[t].stats);
     out->nchunks = sh->nchunks;
     out->chunk_beta = sh->chunk_beta;
     sh->chunk_beta = NULL;
@@ -711,13 +540,13 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         double pilot_beta = got.chunk_beta[0];
         if (sh.shard != 0) /* another shard counts chunk 0 */
             got.chunk_beta[0] = 0.0;
-        sd_engine_finish_alpha(&got);
+        sd_engine_stats_finish_alpha(&got);
         if (cfg->io != NULL && cfg->io->record != NULL)
             st = cfg->io->record(cfg->io->arg, sd_engine_fingerprint(cfg), &got, err);
         if (sh.shard != 0) { /* the caller's copy counts the pilot too: finite means on every shard */
-            stats_merge(&got, &pilot);
+            sd_engine_stats_add(&got, &pilot);
             got.chunk_beta[0] = pilot_beta;
-            sd_engine_finish_alpha(&got);
+            sd_engine_stats_finish_alpha(&got);
         }
         got.seconds = sd_util_seconds() - t0;
     }
@@ -730,20 +559,6 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     free(sh.chunk_beta);
     free(sh.acc_k);
     return st;
-}
-
-sd_status sd_engine_stats_merge(sd_engine_stats *into, const sd_engine_stats *from, sd_error *err)
-{
-    if (into->max_gamma != from->max_gamma || into->vocab != from->vocab || into->contexts != from->contexts ||
-        into->positions != from->positions || (into->moves == NULL) != (from->moves == NULL) ||
-        (into->out_counts == NULL) != (from->out_counts == NULL) || into->nchunks != from->nchunks)
-        return sd_status_fail(err, SD_EINVAL, "the statistics differ in shape (gamma, vocabulary, contexts, positions, "
-                              "counters or chunks): not parts of one run");
-    stats_merge(into, from);
-    for (size_t k = 0; k < into->nchunks; k++)
-        into->chunk_beta[k] += from->chunk_beta[k];
-    sd_engine_finish_alpha(into);
-    return SD_OK;
 }
 
 /* FNV-1a over bytes, continuing from h. */
@@ -780,276 +595,3 @@ uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
     return sd_util_mix64(h);
 }
 
-double sd_engine_mean_n(const sd_engine_stats *s)
-{
-    return (double)s->tokens / (double)s->iterations;
-}
-
-double sd_engine_mean_n_se(const sd_engine_stats *s)
-{
-    double mean = sd_engine_mean_n(s), ss = 0.0;
-    for (size_t n = 1; n <= s->max_n; n++)
-        ss += (double)s->n_hist[n] * ((double)n - mean) * ((double)n - mean);
-    double it = (double)s->iterations;
-    return it > 1 ? sqrt(ss / (it - 1) / it) : INFINITY;
-}
-
-/* ---- goodness of fit ------------------------------------------------------- */
-
-enum { MIN_EXPECTED = 5 };
-
-void sd_chisq_add(const uint64_t *obs, const double *prob, size_t n, double *stat, double *dof)
-{
-    double total = 0.0;
-    for (size_t i = 0; i < n; i++)
-        total += (double)obs[i];
-    if (total <= 0.0)
-        return;
-    double o_rest = 0.0, e_rest = 0.0, o_last = 0.0, e_last = 0.0;
-    int cells = 0, have_last = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = prob[i] * total, o = (double)obs[i];
-        if (e >= MIN_EXPECTED) {
-            if (have_last) /* the previous big cell is final: add it */
-                *stat += (o_last - e_last) * (o_last - e_last) / e_last;
-            o_last = o, e_last = e, have_last = 1;
-            cells++;
-        } else if (e > 0.0) {
-            o_rest += o, e_rest += e;
-        } else if (o > 0.0) {
-            *stat = INFINITY; /* an impossible token was emitted */
-        }
-    }
-    if (e_rest >= MIN_EXPECTED || (!have_last && e_rest > 0.0)) {
-        *stat += (o_rest - e_rest) * (o_rest - e_rest) / e_rest;
-        cells++;
-    } else if (have_last) { /* a thin remainder joins the smallest big cell seen last */
-        o_last += o_rest, e_last += e_rest;
-    }
-    if (have_last)
-        *stat += (o_last - e_last) * (o_last - e_last) / e_last;
-    *dof += cells > 0 ? cells - 1 : 0;
-}
-
-sd_status sd_engine_output_gof(const sd_model *m, const sd_verifier *v, const sd_engine_stats *s,
-                               sd_gof *out, sd_error *err)
-{
-    size_t nv = s->vocab;
-    double *prob = malloc(nv * sizeof *prob), *emp = calloc(nv, sizeof *emp), *exp_ = calloc(nv, sizeof *exp_);
-    if (prob == NULL || emp == NULL || exp_ == NULL) {
-        free(prob), free(emp), free(exp_);
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for the output test");
-    }
-    double stat = 0.0, dof = 0.0;
-    for (size_t c = 0; c < s->contexts; c++) {
-        if (s->ctx_tokens[c] == 0)
-            continue;
-        const sd_context *ctx = sd_model_context(m, c);
-        v->lossless(ctx, nv, prob);
-        const uint64_t *obs = s->out_counts + c * nv;
-        sd_chisq_add(obs, prob, nv, &stat, &dof);
-        for (size_t r = 0; r < nv; r++) {
-            emp[ctx->token[r]] += (double)obs[r];
-            exp_[ctx->token[r]] += prob[r] * (double)s->ctx_tokens[c];
-        }
-    }
-    double tv = 0.0;
-    for (size_t t = 0; t < nv; t++)
-        tv += fabs(emp[t] - exp_[t]);
-    out->tv = 0.5 * tv / (double)s->tokens;
-    out->statistic = stat;
-    out->dof = dof;
-    out->pvalue = isinf(stat) ? 0.0 : dof > 0 ? gsl_cdf_chisq_Q(stat, dof) : 1.0;
-    free(prob), free(emp), free(exp_);
-    return SD_OK;
-}
-
-/* ---- policies side by side ------------------------------------------------------ */
-
-static sd_status policy_row(sd_table *t, const char *name, double param, const sd_engine_stats *s, double cost,
-                            sd_error *err)
-{
-    double calls = (double)s->target_calls + cost * (double)s->draft_calls;
-    const sd_cell row[] = { sd_text(name), sd_real(param), sd_real(sd_engine_mean_n(s)), sd_real(sd_engine_mean_n_se(s)),
-                            sd_real((double)s->draft_calls / (double)s->iterations), sd_real((double)s->tokens / calls) };
-    return sd_table_add(t, row, err);
-}
-
-/* The quartiles of the draft's top probability max_x q(x) over m's bank. */
-static sd_status top_quartiles(const sd_model *m, double *q3, sd_error *err)
-{
-    size_t nc = sd_model_contexts(m);
-    double *top = malloc(nc * sizeof *top);
-    if (top == NULL)
-        return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    for (size_t c = 0; c < nc; c++)
-        top[c] = sd_model_context(m, c)->q[sd_model_context(m, c)->argmax_q];
-    gsl_sort(top, 1, nc);
-    for (int i = 0; i < 3; i++)
-        q3[i] = gsl_stats_quantile_from_sorted_data(top, 1, nc, 0.25 * (i + 1));
-    free(top);
-    return SD_OK;
-}
-
-sd_status sd_engine_policies(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
-                             sd_table **out, sd_error *err)
-{
-    const sd_model *m = base->model;
-    const sd_verifier *v = base->verifier;
-    size_t gamma_max = base->gamma_max;
-    *out = NULL;
-    static const char *const cols[] = { "policy", "parameter", "tokens_per_iteration", "tokens_per_iteration_se",
-                                        "drafts_per_iteration", "improvement" };
-    double alpha = sd_verify_mean_acceptance(v, m);
-    sd_optimum o;
-    sd_status st = sd_theory_optimal(alpha, cost, &o, err);
-    if (st != SD_OK)
-        return st;
-    sd_table *t = sd_table_alloc(6, cols);
-    if (t == NULL)
-        return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    sd_engine_config ec = *base;
-    ec.skip_outputs = 1; /* no output test here: no contexts x vocab counters */
-    ec.policy = SD_POLICY_FIXED, ec.drafts = 1, ec.seq_tokens = 0, ec.positions = 0;
-    sd_engine_stats s, best = { 0 };
-    double best_f = -1.0;
-    size_t best_g = 1;
-    size_t g_star = o.gamma_opt < 1 ? 1 : o.gamma_opt <= (double)gamma_max ? (size_t)o.gamma_opt : gamma_max;
-    for (size_t g = 1; g <= gamma_max && st == SD_OK; g++) { /* the measured sweep; gamma* is one of its runs */
-        ec.gamma = g;
-        if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
-            break;
-        double f = (double)s.tokens / ((double)s.target_calls + cost * (double)s.draft_calls);
-        if (g == g_star)
-            st = policy_row(t, o.gamma_opt < 1                   ? "fixed (eq. 10 says: do not speculate; gamma 1)"
-                               : o.gamma_opt > (double)gamma_max ? "fixed at the closed-form gamma*, capped at gamma_max"
-                                                                 : "fixed at the closed-form gamma*",
-                            (double)g, &s, cost, err);
-        if (f > best_f) {
-            sd_engine_stats_free(&best);
-            best = s, best_f = f, best_g = g;
-        } else {
-            sd_engine_stats_free(&s);
-        }
-    }
-    if (st == SD_OK)
-        st = policy_row(t, "fixed, best of the measured sweep", (double)best_g, &best, cost, err);
-    sd_engine_stats_free(&best);
-    ec.gamma = 2;
-    ec.policy = SD_POLICY_HEURISTIC;
-    if (st == SD_OK && (st = sd_engine_run(&ec, &s, err)) == SD_OK) {
-        st = policy_row(t, "heuristic +2/-1 (start 2, parameter: the cap)", (double)gamma_max, &s, cost, err);
-        sd_engine_stats_free(&s);
-    }
-    ec.gamma = gamma_max;
-    ec.policy = SD_POLICY_THRESHOLD;
-    double auto_th[3];
-    if (nth == 0) { /* the quartiles of the draft's top probability over the bank */
-        if (st == SD_OK && (st = top_quartiles(m, auto_th, err)) != SD_OK) {
-            sd_table_free(t);
-            return st;
-        }
-        thresholds = auto_th;
-        nth = 3;
-    }
-    for (size_t i = 0; i < nth && st == SD_OK; i++) {
-        ec.threshold = thresholds[i];
-        if ((st = sd_engine_run(&ec, &s, err)) == SD_OK) {
-            st = policy_row(t, "threshold on the draft's top probability", thresholds[i], &s, cost, err);
-            sd_engine_stats_free(&s);
-        }
-    }
-    ec.policy = SD_POLICY_ORACLE;
-    if (st == SD_OK && (st = sd_engine_run(&ec, &s, err)) == SD_OK) {
-        st = policy_row(t, "oracle: draft until the first rejection (parameter: its cap)", SD_ORACLE_MAX, &s, cost, err);
-        sd_engine_stats_free(&s);
-    }
-    if (st == SD_OK) {
-        double ceil_ = sd_theory_ceiling(alpha);
-        const sd_cell row[] = { sd_text("ceiling 1/(1 - alpha), theory (c = 0)"), sd_real(alpha), sd_real(ceil_),
-                                sd_real(0.0), sd_real(INFINITY), sd_real(ceil_) };
-        st = sd_table_add(t, row, err);
-    }
-    if (st != SD_OK) {
-        sd_table_free(t);
-        return st;
-    }
-    *out = t;
-    return SD_OK;
-}
-
-/* ---- one position, many draws (the sample command) ------------------------------- */
-
-/* What determines a sample's counts (engine.h: sd_engine_fingerprint). */
-static uint64_t sample_fingerprint(const sd_sample_config *cfg)
-{
-    sd_engine_config ec = { .model = cfg->model, .verifier = cfg->verifier, .tokens = cfg->draws, .seed = cfg->seed,
-                            .drafts = cfg->drafts, .gamma = 1 };
-    return sd_engine_fingerprint(&ec) ^ 0x73616d706c65u; /* "sample": never a run's digest by accident */
-}
-
-sd_status sd_engine_sample(const sd_sample_config *cfg, uint64_t *counts, double *expect, sd_error *err)
-{
-    const sd_verifier *v = cfg->verifier;
-    if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
-        return sd_status_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
-                              "deterministic-draft)");
-    if (cfg->drafts < 1 || cfg->drafts > 64)
-        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
-    if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))
-        return sd_status_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
-    if (cfg->draws < 1)
-        return sd_status_fail(err, SD_EINVAL, "draws: need at least 1 draw");
-    if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
-        return sd_status_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
-    const sd_context *c = sd_model_context(cfg->model, 0);
-    size_t n = sd_model_vocab(cfg->model);
-    sd_engine_stats rec = { 0 };
-    uint64_t fingerprint = sample_fingerprint(cfg);
-    sd_status st = SD_OK;
-    double *work = malloc((2 * n + 1) * sizeof *work);
-    gsl_rng *r = gsl_rng_alloc(sd_rng_type());
-    size_t nblocks = (size_t)((cfg->draws - 1) / SD_SAMPLE_BLOCK + 1);
-    if (work == NULL || r == NULL || stats_alloc(&rec, 0, n, 1, 0, 0, 1, NULL) != SD_OK ||
-        (rec.chunk_beta = calloc(nblocks, sizeof *rec.chunk_beta)) == NULL)
-        st = sd_status_fail(err, SD_ENOMEM, "out of memory for a vocabulary of %zu", n);
-    else if (cfg->io != NULL && cfg->io->replay != NULL) {
-        sd_engine_stats_free(&rec);
-        if ((st = cfg->io->replay(cfg->io->arg, fingerprint, &rec, err)) == SD_OK &&
-            (rec.vocab != n || rec.contexts != 1 || rec.out_counts == NULL))
-            st = sd_status_fail(err, SD_EINVAL, "replay: the statistics do not fit a vocabulary of %zu", n);
-    } else {
-        rec.nchunks = nblocks;
-        uint64_t *by_rank = rec.out_counts;
-        size_t shard = cfg->nshards > 1 ? cfg->shard - 1 : 0, step = cfg->nshards > 1 ? cfg->nshards : 1;
-        for (size_t b = shard; b < nblocks; b += step) { /* block b: its own stream, (seed, b) */
-            sd_rng_reseed(r, cfg->seed, b);
-            uint64_t end = b + 1 == nblocks ? cfg->draws : (uint64_t)(b + 1) * SD_SAMPLE_BLOCK;
-            for (uint64_t d = (uint64_t)b * SD_SAMPLE_BLOCK; d < end; d++) {
-                rec.tokens++;
-                if (cfg->drafts > 1) { /* k drafts, recursive rejection */
-                    int accepted;
-                    by_rank[sd_verify_multi(c, cfg->drafts, r, work, &accepted)]++;
-                    continue;
-                }
-                uint32_t x = sd_rule_draft(v, c, r);
-                by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
-            }
-        }
-        rec.iterations = rec.tokens;
-        if (cfg->io != NULL && cfg->io->record != NULL)
-            st = cfg->io->record(cfg->io->arg, fingerprint, &rec, err);
-    }
-    if (st != SD_OK) {
-        sd_engine_stats_free(&rec), free(work), gsl_rng_free(r);
-        return st;
-    }
-    uint64_t *by_rank = rec.out_counts;
-    v->output(c, n, work);
-    for (size_t rank = 0; rank < n; rank++) { /* rank space back to token ids: O(V) */
-        counts[c->token[rank]] = by_rank[rank];
-        expect[c->token[rank]] = work[rank];
-    }
-    sd_engine_stats_free(&rec), free(work), gsl_rng_free(r);
-    return SD_OK;
-}

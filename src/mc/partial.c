@@ -1,6 +1,6 @@
 /* partial.c -- partial results of sharded runs: copy, text form, merge (see partial.h). */
 #include "specdec/partial.h"
-#include "internal.h"
+#include "engine_stats_impl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -312,7 +312,7 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
     if (st == SD_OK && (st = expect_line(r, "end-run", &rest)) == SD_OK && *rest != '\0')
         st = bad(r, "'end-run' takes nothing after it");
     if (st == SD_OK) {
-        sd_engine_finish_alpha(&s); /* as the engine sets it */
+        sd_engine_stats_finish_alpha(&s); /* as the engine sets it */
         st = sd_partial_add_run(p, f[0], &s, r->err);
     }
     sd_engine_stats_free(&s);

@@ -1,7 +1,7 @@
 /* verify.c -- the verification rules (see verify.h). */
 #include "specdec/verify.h"
 
-#include "internal.h"
+#include "verify_impl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -169,7 +169,7 @@ void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, doubl
 
 uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 {
-    return sd_rule_draft(v, c, r);
+    return sd_verify_draft_inline(v, c, r);
 }
 
 size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint32_t *last)

@@ -18,6 +18,7 @@
 #include "specdec/engine.h"
 #include "specdec/fit.h"
 #include "specdec/ngram.h"
+#include "specdec/policies.h"
 #include "specdec/npy.h"
 #include "specdec/sampling.h"
 #include "specdec/synth.h"
@@ -289,11 +290,11 @@ static sd_status monte_carlo_row(const sd_figure_input *in, double a, size_t g, 
     const sd_markov mk = { .a_easy = a + d, .a_hard = a - d, .stay = 0.9 };
     const sd_cell r[] = { sd_real(a),
                           sd_real(si.alpha_hat),
-                          sd_real(sd_engine_mean_n(&si)),
-                          sd_real(1.96 * sd_engine_mean_n_se(&si)),
+                          sd_real(sd_engine_stats_mean_n(&si)),
+                          sd_real(1.96 * sd_engine_stats_mean_n_se(&si)),
                           sd_real(sm.alpha_hat),
-                          sd_real(sd_engine_mean_n(&sm)),
-                          sd_real(1.96 * sd_engine_mean_n_se(&sm)),
+                          sd_real(sd_engine_stats_mean_n(&sm)),
+                          sd_real(1.96 * sd_engine_stats_mean_n_se(&sm)),
                           sd_real(sd_theory_markov_expected_tokens(&mk, (double)g)) };
     st = sd_table_add(t, r, err);
     sd_engine_stats_free(&si);
@@ -326,7 +327,7 @@ static sd_status monte_carlo(const sd_figure_input *in, const char *name, int va
     return st;
 }
 
-/* The policies of sd_engine_policies on an i.i.d. and a Markov model: one row per policy. */
+/* The policies of sd_policies_run on an i.i.d. and a Markov model: one row per policy. */
 static sd_status policies(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
                           sd_error *err)
 {
@@ -342,7 +343,7 @@ static sd_status policies(const sd_figure_input *in, const char *name, int varia
         sd_engine_config base = sd_engine_defaults();
         base.model = m, base.verifier = sd_verify_find("adjusted"), base.gamma_max = 24, base.tokens = in->tokens;
         base.seed = in->seed, base.threads = in->threads;
-        st = sd_engine_policies(&base, in->cost.v[0], NULL, 0, &res[k], err);
+        st = sd_policies_run(&base, in->cost.v[0], NULL, 0, &res[k], err);
         sd_model_free(m);
     }
     static const char *const cols[] = { "policy", "iid_alpha_0.8", "markov_0.95_0.3" };

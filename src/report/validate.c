@@ -5,7 +5,7 @@
  * shared rules (6-sigma z tests, chi-square at p < 1e-7) and verdicts.
  */
 #include "specdec/validate.h"
-#include "internal.h"
+#include "mc/verify_impl.h"
 
 #include <float.h>
 #include <math.h>
@@ -17,6 +17,7 @@
 
 #include "specdec/dist.h"
 #include "specdec/engine.h"
+#include "specdec/gof.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/theory.h"
@@ -72,7 +73,7 @@ static sd_status z_row(run_ctx *v, const char *name, double theory, double measu
 static sd_status mean_n_row(run_ctx *v, const char *name, double theory, const sd_engine_stats *s, row_kind kind,
                             sd_error *err)
 {
-    return z_row(v, name, theory, sd_engine_mean_n(s), sd_engine_mean_n_se(s), (double)s->iterations, kind, err);
+    return z_row(v, name, theory, sd_engine_stats_mean_n(s), sd_engine_stats_mean_n_se(s), (double)s->iterations, kind, err);
 }
 
 /* A chi-square statistic: theory = dof, tolerance = the critical value. */
@@ -184,7 +185,7 @@ static sd_status output_rows(run_ctx *v, sd_engine_config ec, const char *name, 
     double total_stat = 0.0, total_dof = 0.0;
     for (size_t j = 0; j < POS && st == SD_OK; j++) {
         double stat = 0.0, dof = 0.0;
-        sd_chisq_add(s.pos_counts + j * POS_VOCAB, marg + j * POS_VOCAB, POS_VOCAB, &stat, &dof);
+        sd_gof_chisq(s.pos_counts + j * POS_VOCAB, marg + j * POS_VOCAB, POS_VOCAB, &stat, &dof);
         total_stat += stat, total_dof += dof;
         if (per_position) {
             char row[160];
@@ -275,14 +276,14 @@ static sd_status check_iteration(run_ctx *v, sd_error *err)
         wrong[n] = sd_theory_pmf(a - 0.02, G, n);
     }
     double stat = 0, dof = 0, wstat = 0, wdof = 0;
-    sd_chisq_add(s.n_hist, pmf, G + 2, &stat, &dof);
-    sd_chisq_add(s.n_hist, wrong, G + 2, &wstat, &wdof);
+    sd_gof_chisq(s.n_hist, pmf, G + 2, &stat, &dof);
+    sd_gof_chisq(s.n_hist, wrong, G + 2, &wstat, &wdof);
     st = chisq_row(v, "4. N follows eqs. (2)-(3) at alpha_hat (chi-square)", stat, dof, it, KIND_CHECK, err);
     if (st == SD_OK)
         st = chisq_row(v, "4. control: N against eqs. (2)-(3) at alpha_hat - 0.02", wstat, wdof, it, KIND_CONTROL, err);
 
     /* 5: mean tokens per iteration against eq. (4), and against the same sum without the bonus token */
-    double mean = sd_engine_mean_n(&s), se = sd_engine_mean_n_se(&s);
+    double mean = sd_engine_stats_mean_n(&s), se = sd_engine_stats_mean_n_se(&s);
     double en = sd_theory_expected_tokens(a, G);
     if (st == SD_OK)
         st = mean_n_row(v, "5. tokens per iteration = E(N), eq. (4) at alpha_hat", en, &s, KIND_CHECK, err);
@@ -336,8 +337,8 @@ static sd_status check_sweep(run_ctx *v, sd_error *err)
         if ((st = run_fixed(v, m, "adjusted", g, 3e5, &s, err)) != SD_OK)
             break;
         double cf = 1.0 + (double)g * cost; /* per iteration: one target call, g draft calls */
-        f[g] = sd_engine_mean_n(&s) / cf;
-        se[g] = sd_engine_mean_n_se(&s) / cf;
+        f[g] = sd_engine_stats_mean_n(&s) / cf;
+        se[g] = sd_engine_stats_mean_n_se(&s) / cf;
         samples += (double)s.iterations;
         if (f[g] > f[best])
             best = g;
@@ -439,7 +440,7 @@ static sd_status check_markov(run_ctx *v, sd_error *err)
         st = add_row(v, "11. finding: relative error of the i.i.d. eq. (4) at the same mean alpha", 0.0,
                      iid / exact - 1.0, 0.0, 1.0, (double)s.iterations, 1, KIND_FINDING, err);
     sd_gof g;
-    if (st == SD_OK && (st = sd_engine_output_gof(m, sd_verify_find("adjusted"), &s, &g, err)) == SD_OK)
+    if (st == SD_OK && (st = sd_gof_output(m, sd_verify_find("adjusted"), &s, &g, err)) == SD_OK)
         st = chisq_row(v, "11. markov acceptance: output = p given the context (chi-square)", g.statistic, g.dof,
                        (double)s.tokens, KIND_CHECK, err);
     sd_engine_stats_free(&s);
@@ -480,16 +481,16 @@ static sd_status check_block(run_ctx *v, sd_error *err)
                 st = mean_n_row(v, "12. control: block at the token-wise 1 + 10/9", 1 + 10.0 / 9, &bl, KIND_CONTROL, err);
         }
         /* one-sided: block must not fall 6 sigma below token-wise */
-        double gap = sd_engine_mean_n(&bl) - sd_engine_mean_n(&tw);
-        double se = sqrt(pow(sd_engine_mean_n_se(&bl), 2) + pow(sd_engine_mean_n_se(&tw), 2));
+        double gap = sd_engine_stats_mean_n(&bl) - sd_engine_stats_mean_n(&tw);
+        double se = sqrt(pow(sd_engine_stats_mean_n_se(&bl), 2) + pow(sd_engine_stats_mean_n_se(&tw), 2));
         if (st == SD_OK)
             st = add_row(v, i == 0 ? "12. block >= token-wise tokens per iteration (reference pair)"
                                    : "12. block >= token-wise tokens per iteration (zipf, alpha 0.8, gamma 5)",
-                         sd_engine_mean_n(&tw), sd_engine_mean_n(&bl), -Z_LIMIT * se, gsl_cdf_ugaussian_P(gap / se),
+                         sd_engine_stats_mean_n(&tw), sd_engine_stats_mean_n(&bl), -Z_LIMIT * se, gsl_cdf_ugaussian_P(gap / se),
                          (double)bl.iterations, gap >= -Z_LIMIT * se, KIND_CHECK, err);
         if (st == SD_OK && i == 0) /* the same one-sided test the other way round must fail */
             st = add_row(v, "12. control: token-wise >= block tokens per iteration (reference pair)",
-                         sd_engine_mean_n(&bl), sd_engine_mean_n(&tw), -Z_LIMIT * se, gsl_cdf_ugaussian_P(-gap / se),
+                         sd_engine_stats_mean_n(&bl), sd_engine_stats_mean_n(&tw), -Z_LIMIT * se, gsl_cdf_ugaussian_P(-gap / se),
                          (double)tw.iterations, -gap >= -Z_LIMIT * se, KIND_CONTROL, err);
         sd_engine_stats_free(&tw);
         sd_engine_stats_free(&bl);
@@ -542,15 +543,15 @@ static sd_status check_metrics(run_ctx *v, sd_error *err)
     if (st != SD_OK)
         return st;
     /* accepted / drafted, as serving engines count it, against (E(N) - 1) / gamma at alpha_hat */
-    double rate = (double)s.accepted / (double)s.draft_calls, se = sd_engine_mean_n_se(&s) / G;
+    double rate = (double)s.accepted / (double)s.draft_calls, se = sd_engine_stats_mean_n_se(&s) / G;
     st = z_row(v, "15. engine acceptance rate (accepted / drafted) = (E(N) - 1) / gamma",
                (sd_theory_expected_tokens(s.alpha_hat, G) - 1) / G, rate, se, (double)s.iterations, KIND_CHECK, err);
     /* alpha from the measured mean acceptance length, through the Brent inversion of eq. (4) */
     double a_back;
-    if (st == SD_OK && (st = sd_theory_alpha_from_length(sd_engine_mean_n(&s), G, &a_back, err)) == SD_OK) {
+    if (st == SD_OK && (st = sd_theory_alpha_from_length(sd_engine_stats_mean_n(&s), G, &a_back, err)) == SD_OK) {
         double h = 1e-6, slope = (sd_theory_expected_tokens(s.alpha_hat + h, G) -
                                   sd_theory_expected_tokens(s.alpha_hat - h, G)) / (2 * h);
-        double ase = sd_engine_mean_n_se(&s) / slope; /* the delta method */
+        double ase = sd_engine_stats_mean_n_se(&s) / slope; /* the delta method */
         st = z_row(v, "15. alpha from the mean acceptance length = alpha_hat", s.alpha_hat, a_back, ase,
                    (double)s.iterations, KIND_CHECK, err);
         if (st == SD_OK)
@@ -669,8 +670,8 @@ static sd_status block_pair_rows(run_ctx *v, const sd_model *m, const double *p,
         for (size_t t = 0; t < BV; t++) /* pos_counts are by token id: the pair's order */
             counts[t] += s.pos_counts[k * BV + t], n += s.pos_counts[k * BV + t];
     double stat = 0, dof = 0, wstat = 0, wdof = 0;
-    sd_chisq_add(counts, p, BV, &stat, &dof);
-    sd_chisq_add(counts, planted, BV, &wstat, &wdof);
+    sd_gof_chisq(counts, p, BV, &stat, &dof);
+    sd_gof_chisq(counts, planted, BV, &wstat, &wdof);
     st = chisq_row(v, "16. block, same pair, engine: output = p, positions 1-16 pooled (chi-square)", stat, dof,
                    (double)n, KIND_CHECK, err);
     if (st == SD_OK)
@@ -936,7 +937,7 @@ static void full_acceptance_chisq(const sd_engine_stats *s, double a, double shi
             for (size_t b = 0; b < SD_MOVE_BINS; b++)
                 obs[full] += s->moves[(full * (s->max_gamma + 1) + g) * SD_MOVE_BINS + b];
         double pf = pow(a, (double)g + shift), prob[2] = { 1.0 - pf, pf };
-        sd_chisq_add(obs, prob, 2, stat, dof);
+        sd_gof_chisq(obs, prob, 2, stat, dof);
     }
 }
 

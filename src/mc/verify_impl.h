@@ -1,24 +1,17 @@
-/* internal.h -- declarations shared by the library's modules and its unit
- * tests, and by nothing else: none of it is installed or exported (the
- * shared library is built with -fvisibility=hidden and these carry no
- * SD_API).  Programs use include/specdec.h only.
- */
-#ifndef SPECDEC_INTERNAL_H
-#define SPECDEC_INTERNAL_H
+/* verify_impl.h -- the private half of verify: the rule table's row type,
+ * the block a rule verifies, and the inline draft of the drafting loop.
+ * The engine (step.c, engine.c, sample.c) runs rules through it; validate
+ * plants a bug through it. */
+#ifndef SPECDEC_VERIFY_IMPL_H
+#define SPECDEC_VERIFY_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
 
-#include "specdec.h"
-#include "common/util.h"
+#include "specdec/verify.h"
 #include "random/cdf_impl.h"
-#include "random/dist_impl.h"
-#include "random/rng_impl.h"
-#include "model/model_impl.h"
-
-/* ---- verify.c: the rule table ------------------------------------------------ */
 
 typedef struct {
     size_t gamma;
@@ -56,7 +49,7 @@ struct sd_verifier {
 extern const sd_verifier sd_verifiers[];
 
 /* sd_verify_draft (verify.h), inline for the engine's drafting loop. */
-static inline uint32_t sd_rule_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
+static inline uint32_t sd_verify_draft_inline(const sd_verifier *v, const sd_context *c, gsl_rng *r)
 {
     return v->greedy ? c->argmax_q : (uint32_t)sd_cdf_draw(&c->q_cdf, r);
 }
@@ -72,18 +65,5 @@ uint32_t sd_verify_multi(const sd_context *c, size_t k, gsl_rng *r, double *work
 /* Runs the token-wise rule on one block (Algorithm 1's verification):
  * returns n and stores the added token's rank (in ctx[n]) in *last. */
 size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint32_t *last);
-
-/* ---- engine.c ---------------------------------------------------------------- */
-
-/* Pearson's chi-square of counts obs[0..n-1] against probabilities
- * expect[0..n-1] times total, with the same pooling rule; adds to *stat and
- * *dof.  An observation in a cell of probability 0 makes *stat infinite. */
-void sd_chisq_add(const uint64_t *obs, const double *expect, size_t n, double *stat, double *dof);
-
-/* ---- engine.c --------------------------------------------------------------- */
-
-/* alpha_hat of s: its chunks' beta sums added in chunk order, over its
- * tokens (0 without tokens) -- the engine's rule, which merging keeps. */
-void sd_engine_finish_alpha(sd_engine_stats *s);
 
 #endif
