@@ -308,7 +308,9 @@ static sd_status read_engine_options(const cli_args *a, const model_spec *ms, sd
     ec->tokens = (uint64_t)tokens;
     ec->threads = (unsigned)threads;
     ec->seed = ms->synth.seed;
-    ec->shard = a->shard, ec->nshards = a->nshards, ec->io = a->io;
+    ec->shard = a->shard;
+    ec->nshards = a->nshards;
+    ec->io = a->io;
     if (a->nshards > 1 && cli_given(a, "--export-prometheus"))
         return sd_status_fail(err, SD_EINVAL, "--export-prometheus: a shard's counters are partial; export from one run");
     if (isatty(STDERR_FILENO))
@@ -613,8 +615,13 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         goto done;
     }
-    sc.model = m, sc.drafts = (size_t)drafts, sc.draws = (uint64_t)draws, sc.seed = (uint64_t)seed;
-    sc.shard = a->shard, sc.nshards = a->nshards, sc.io = a->io;
+    sc.model = m;
+    sc.drafts = (size_t)drafts;
+    sc.draws = (uint64_t)draws;
+    sc.seed = (uint64_t)seed;
+    sc.shard = a->shard;
+    sc.nshards = a->nshards;
+    sc.io = a->io;
     if ((st = sd_sample_run(&sc, counts, expect, err)) != SD_OK)
         goto done;
     for (size_t tok = 0; tok < n && st == SD_OK; tok++) {
@@ -657,7 +664,8 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     ms.synth.threads = (unsigned)threads;
     sd_engine_config probe = sd_engine_defaults(); /* the largest run of the policy sweep */
-    probe.policy = SD_POLICY_ORACLE, probe.threads = (unsigned)threads;
+    probe.policy = SD_POLICY_ORACLE;
+    probe.threads = (unsigned)threads;
     if (ms.from_files)
         st = load_pair(cli_value(a, "--p-file"), cli_value(a, "--q-file"), &p, &q, &m, err);
     if (st == SD_OK)
@@ -666,9 +674,15 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
         st = sd_synth_model(&ms.synth, &m, err);
     if (st == SD_OK) {
         sd_engine_config base = sd_engine_defaults();
-        base.model = m, base.verifier = v, base.gamma_max = (size_t)gamma_max, base.tokens = (uint64_t)tokens;
-        base.seed = ms.synth.seed, base.threads = (unsigned)threads;
-        base.shard = a->shard, base.nshards = a->nshards, base.io = a->io;
+        base.model = m;
+        base.verifier = v;
+        base.gamma_max = (size_t)gamma_max;
+        base.tokens = (uint64_t)tokens;
+        base.seed = ms.synth.seed;
+        base.threads = (unsigned)threads;
+        base.shard = a->shard;
+        base.nshards = a->nshards;
+        base.io = a->io;
         st = sd_policies_run(&base, cost, th.v, th.n, out, err);
     }
 done:

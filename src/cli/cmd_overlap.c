@@ -39,7 +39,9 @@ static sd_status matrix_rows(sd_table *t, const sd_sampling *tg, const sd_sampli
     sd_status st = SD_OK;
     if (per_row) {
         for (size_t i = 0; i < rows && st == SD_OK; i++) {
-            cells[k] = sd_int((long long)i), cells[k + 1] = sd_real(beta[i]), cells[k + 2] = sd_real(dd[i]);
+            cells[k] = sd_int((long long)i);
+            cells[k + 1] = sd_real(beta[i]);
+            cells[k + 2] = sd_real(dd[i]);
             st = sd_table_add(t, cells, err);
         }
         return st;

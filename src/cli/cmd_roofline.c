@@ -71,8 +71,10 @@ static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *er
         sd_cell row[11] = { sd_text(h->name) };
         for (int k = 0; k < 5; k++)
             row[1 + k] = h->flops[types[k]] > 0 ? sd_real(h->flops[types[k]] / 1e12) : sd_text("-");
-        row[6] = sd_real(h->bandwidth / 1e12), row[7] = sd_real(h->memory / 1e9);
-        row[8] = sd_real(h->link_bandwidth / 1e9), row[9] = sd_real(h->link_latency * 1e6);
+        row[6] = sd_real(h->bandwidth / 1e12);
+        row[7] = sd_real(h->memory / 1e9);
+        row[8] = sd_real(h->link_bandwidth / 1e9);
+        row[9] = sd_real(h->link_latency * 1e6);
         row[10] = sd_real(h->flops[SD_BF16] / h->bandwidth);
         st = sd_table_add(*out, row, err);
     }
@@ -104,7 +106,9 @@ static sd_status cost_params(const cli_args *a, const setting *s, const sd_model
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
                               "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
                               CLI_GRANULARITIES[cp->granularity], c->granularity);
-    cp->eta_flops = c->eta_flops, cp->eta_bw = c->eta_bw, cp->overhead = c->overhead;
+    cp->eta_flops = c->eta_flops;
+    cp->eta_bw = c->eta_bw;
+    cp->overhead = c->overhead;
     return SD_OK;
 }
 
@@ -160,17 +164,20 @@ static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas,
             return sd_status_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", s->acc.n);
         char range[32];
         snprintf(range, sizeof range, "1:%zu", s->acc.n < 256 ? s->acc.n : (size_t)256);
-        rq->acc = s->acc.v, rq->nacc = s->acc.n;
+        rq->acc = s->acc.v;
+        rq->nacc = s->acc.n;
         st = sd_parse_list(range, &RGAMMA, gammas, err);
     } else if (cli_given(a, "--alpha-by-context")) {
         if ((st = sd_cost_load_alpha_by_context(cli_value(a, "--alpha-by-context"), &s->alpha_context,
                                                 &s->alpha_value, &rq->nalpha, err)) != SD_OK)
             return st;
-        rq->alpha_context = s->alpha_context, rq->alpha_value = s->alpha_value;
+        rq->alpha_context = s->alpha_context;
+        rq->alpha_value = s->alpha_value;
         st = cli_list(a, &RGAMMA, "1:16", gammas, err);
     } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &rq->alpha, err)) == SD_OK)
         st = cli_list(a, &RGAMMA, "1:16", gammas, err);
-    rq->gammas = gammas->v, rq->ngammas = gammas->n;
+    rq->gammas = gammas->v;
+    rq->ngammas = gammas->n;
     return st;
 }
 
@@ -265,8 +272,10 @@ static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, dou
         }
         /* the pass: every operator, t0 and communication together */
         double flops = 0, bytes = 0;
-        for (size_t i = 0; i < k; i++)
-            flops += ops[i].flops, bytes += ops[i].bytes;
+        for (size_t i = 0; i < k; i++) {
+            flops += ops[i].flops;
+            bytes += ops[i].bytes;
+        }
         int cb;
         sd_cost_step_time(m, rq->hardware, cp, batch, n, s, &cb);
         const sd_cell row[] = { sd_text(role ? "draft" : "target"), sd_text(m->name), sd_int((long long)batch),

@@ -254,8 +254,10 @@ static sd_status run_speedup(const cli_args *a, sd_table **out, sd_error *err)
         double best_g = in.l[3].v[0], best_f = -1.0;
         for (size_t j = 0; j < in.l[3].n; j++) {
             double f = sd_theory_improvement(alpha, in.l[3].v[j], cost);
-            if (f > best_f)
-                best_f = f, best_g = in.l[3].v[j];
+            if (f > best_f) {
+                best_f = f;
+                best_g = in.l[3].v[j];
+            }
         }
         sd_optimum o;
         if ((st = sd_theory_optimal(alpha, cost, &o, err)) != SD_OK)

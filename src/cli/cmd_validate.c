@@ -27,9 +27,14 @@ static sd_status run_validate(const cli_args *a, sd_table **out, sd_error *err)
     }
     for (size_t i = 0; i < only.n; i++)
         numbers[i] = (unsigned)only.v[i];
-    cfg.quick = cli_given(a, "--quick"), cfg.seed = (uint64_t)seed, cfg.threads = (unsigned)threads;
-    cfg.only = numbers, cfg.nonly = only.n;
-    cfg.shard = a->shard, cfg.nshards = a->nshards, cfg.io = a->io;
+    cfg.quick = cli_given(a, "--quick");
+    cfg.seed = (uint64_t)seed;
+    cfg.threads = (unsigned)threads;
+    cfg.only = numbers;
+    cfg.nonly = only.n;
+    cfg.shard = a->shard;
+    cfg.nshards = a->nshards;
+    cfg.io = a->io;
     if ((st = sd_validate_run(&cfg, out, &passed, err)) != SD_OK)
         goto done;
     sd_table_note(*out, NULL, passed ? "validate: every check passed and every negative control was caught."

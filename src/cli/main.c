@@ -193,7 +193,8 @@ int main(int argc, char **argv)
             return fail(SD_EINVAL, &err);
         }
         data_dir = argv[2];
-        argv += 2, argc -= 2;
+        argv += 2;
+        argc -= 2;
         if (argc < 2) {
             sd_status_fail(&err, SD_EINVAL, "no command given after --data DIR; see 'specdec --help'");
             return fail(SD_EINVAL, &err);

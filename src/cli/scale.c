@@ -181,16 +181,21 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
             sd_table_free(all);
             return sd_status_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
         }
-        a.data_dir = j->data_dir, a.shard = shard, a.nshards = nshards, a.io = io;
+        a.data_dir = j->data_dir;
+        a.shard = shard;
+        a.nshards = nshards;
+        a.io = io;
         sd_table *t = NULL;
         st = cmd->run(&a, &t, err);
         if (st == SD_ECHECK)
             worst = SD_ECHECK;
         if ((st == SD_OK || st == SD_ECHECK) && out != NULL) {
-            if (all == NULL)
-                all = t, t = NULL;
-            else if (append_table(all, t, v->row, err) != SD_OK)
+            if (all == NULL) {
+                all = t;
+                t = NULL;
+            } else if (append_table(all, t, v->row, err) != SD_OK) {
                 st = SD_EINVAL;
+            }
         }
         sd_table_free(t);
         if (st != SD_OK && st != SD_ECHECK && v->row) { /* name the sweep row */

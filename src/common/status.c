@@ -10,12 +10,14 @@ static void escape_controls(char *msg, size_t size)
     char tmp[sizeof(((sd_error *)0)->msg)];
     size_t n = 0;
     for (const unsigned char *c = (const unsigned char *)msg; *c && n + 5 < sizeof tmp; c++) {
-        if (*c >= 0x20 && *c != 0x7f)
+        if (*c >= 0x20 && *c != 0x7f) {
             tmp[n++] = (char)*c;
-        else if (*c == '\n' || *c == '\t' || *c == '\r')
-            tmp[n++] = '\\', tmp[n++] = *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r';
-        else
+        } else if (*c == '\n' || *c == '\t' || *c == '\r') {
+            tmp[n++] = '\\';
+            tmp[n++] = *c == '\n' ? 'n' : *c == '\t' ? 't' : 'r';
+        } else {
             n += (size_t)snprintf(tmp + n, sizeof tmp - n, "\\x%02x", *c);
+        }
     }
     tmp[n] = '\0';
     snprintf(msg, size, "%s", tmp);

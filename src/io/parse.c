@@ -25,12 +25,16 @@ static size_t number_span(const char *s)
     size_t i = 0, digits = 0;
     if (s[i] == '+' || s[i] == '-')
         i++;
-    while (s[i] >= '0' && s[i] <= '9')
-        i++, digits++;
+    while (s[i] >= '0' && s[i] <= '9') {
+        i++;
+        digits++;
+    }
     if (s[i] == '.') {
         i++;
-        while (s[i] >= '0' && s[i] <= '9')
-            i++, digits++;
+        while (s[i] >= '0' && s[i] <= '9') {
+            i++;
+            digits++;
+        }
     }
     if (digits == 0)
         return 0;
@@ -38,8 +42,10 @@ static size_t number_span(const char *s)
         size_t j = i + 1, exp_digits = 0;
         if (s[j] == '+' || s[j] == '-')
             j++;
-        while (s[j] >= '0' && s[j] <= '9')
-            j++, exp_digits++;
+        while (s[j] >= '0' && s[j] <= '9') {
+            j++;
+            exp_digits++;
+        }
         if (exp_digits == 0)
             return 0;
         i = j;
@@ -98,7 +104,8 @@ static sd_status check_domain(double x, const char *text, size_t len, const sd_d
     char range[96], shown[64];
     if (text == NULL) {
         shortest(x, shown, sizeof shown);
-        text = shown, len = strlen(shown);
+        text = shown;
+        len = strlen(shown);
     }
     if (!(x >= dom->min && x <= dom->max))
         return sd_status_fail(err, SD_EINVAL, "%s: %.*s is outside %s", dom->name, (int)len, text,

@@ -493,8 +493,10 @@ static sd_status replay(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
              s.contexts == sd_model_contexts(cfg->model) && s.positions == cfg->positions &&
              (s.moves != NULL) == (cfg->policy == SD_POLICY_HEURISTIC) &&
              (s.out_counts != NULL) == !cfg->skip_outputs && s.nchunks >= 1 && s.chunk_beta != NULL;
-    for (size_t i = 0; ok && i <= s.max_n; i++)
-        n += s.n_hist[i] * (uint64_t)i, it += s.n_hist[i];
+    for (size_t i = 0; ok && i <= s.max_n; i++) {
+        n += s.n_hist[i] * (uint64_t)i;
+        it += s.n_hist[i];
+    }
     for (size_t i = 0; ok && i < s.contexts; i++)
         t += s.ctx_tokens[i];
     if (!ok || n != s.tokens || t != s.tokens || it != s.iterations || s.iterations == 0) {

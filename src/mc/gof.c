@@ -22,10 +22,13 @@ void sd_gof_chisq(const uint64_t *obs, const double *prob, size_t n, double *sta
         if (e >= SD_GOF_MIN_EXPECTED) {
             if (have_last) /* the previous big cell is final: add it */
                 *stat += (o_last - e_last) * (o_last - e_last) / e_last;
-            o_last = o, e_last = e, have_last = 1;
+            o_last = o;
+            e_last = e;
+            have_last = 1;
             cells++;
         } else if (e > 0.0) {
-            o_rest += o, e_rest += e;
+            o_rest += o;
+            e_rest += e;
         } else if (o > 0.0) {
             *stat = INFINITY; /* an impossible token was emitted */
         }
@@ -34,7 +37,8 @@ void sd_gof_chisq(const uint64_t *obs, const double *prob, size_t n, double *sta
         *stat += (o_rest - e_rest) * (o_rest - e_rest) / e_rest;
         cells++;
     } else if (have_last) { /* a thin remainder joins the smallest big cell seen last */
-        o_last += o_rest, e_last += e_rest;
+        o_last += o_rest;
+        e_last += e_rest;
     }
     if (have_last)
         *stat += (o_last - e_last) * (o_last - e_last) / e_last;

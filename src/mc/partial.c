@@ -64,9 +64,14 @@ static sd_status stats_copy(sd_engine_stats *dst, const sd_engine_stats *src, sd
         if (*b[i].field != NULL)
             memcpy(*a[i].field, *b[i].field, a[i].n * sizeof(uint64_t));
     memcpy(dst->chunk_beta, src->chunk_beta, src->nchunks * sizeof(double));
-    dst->iterations = src->iterations, dst->tokens = src->tokens, dst->sequences = src->sequences;
-    dst->draft_calls = src->draft_calls, dst->target_calls = src->target_calls;
-    dst->target_positions = src->target_positions, dst->verified = src->verified, dst->accepted = src->accepted;
+    dst->iterations = src->iterations;
+    dst->tokens = src->tokens;
+    dst->sequences = src->sequences;
+    dst->draft_calls = src->draft_calls;
+    dst->target_calls = src->target_calls;
+    dst->target_positions = src->target_positions;
+    dst->verified = src->verified;
+    dst->accepted = src->accepted;
     dst->alpha_hat = src->alpha_hat;
     return SD_OK;
 }
@@ -192,8 +197,10 @@ static int next_line(reader *r)
     ++*r->line;
     if (n > 0 && r->buf[n - 1] == '\n')
         r->buf[--n] = '\0';
-    if (strlen(r->buf) != (size_t)n) /* a NUL byte inside: nothing a partial holds */
-        r->buf[0] = '\x01', r->buf[1] = '\0';
+    if (strlen(r->buf) != (size_t)n) { /* a NUL byte inside: nothing a partial holds */
+        r->buf[0] = '\x01';
+        r->buf[1] = '\0';
+    }
     return 1;
 }
 
@@ -300,8 +307,14 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
         if (st == SD_OK && *rest != '\0')
             st = bad(r, "'scalars' needs 8 whole numbers");
     }
-    s.iterations = sc[0], s.tokens = sc[1], s.sequences = sc[2], s.draft_calls = sc[3], s.target_calls = sc[4];
-    s.target_positions = sc[5], s.verified = sc[6], s.accepted = sc[7];
+    s.iterations = sc[0];
+    s.tokens = sc[1];
+    s.sequences = sc[2];
+    s.draft_calls = sc[3];
+    s.target_calls = sc[4];
+    s.target_positions = sc[5];
+    s.verified = sc[6];
+    s.accepted = sc[7];
     array_ref a[NARRAYS];
     arrays_of(&s, a);
     for (int i = 0; i < NARRAYS && st == SD_OK; i++)
@@ -361,7 +374,8 @@ sd_status sd_partial_read(FILE *in, const char *name, size_t *line, sd_partial *
         !(read_u64(&rest, 1u << 20, &shard) && *rest++ == ' ' && read_u64(&rest, 1u << 20, &nshards) &&
           *rest == '\0' && shard >= 1 && shard <= nshards))
         st = bad(&r, "'shard I N' needs 1 <= I <= N <= 1048576");
-    p.shard = (uint32_t)shard, p.nshards = (uint32_t)nshards;
+    p.shard = (uint32_t)shard;
+    p.nshards = (uint32_t)nshards;
     while (st == SD_OK) {
         if (!next_line(&r)) {
             st = sd_status_fail(err, SD_EINVAL, "%s: truncated: no 'end' line", name);

@@ -82,8 +82,10 @@ static key_t_ mask(size_t k) { return k >= 8 ? ~(key_t_)0 : ((key_t_)1 << (8 * k
 static double discount(const uint32_t *c, size_t n)
 {
     double n1 = 0, n2 = 0;
-    for (size_t j = 0; j < n; j++)
-        n1 += c[j] == 1, n2 += c[j] == 2;
+    for (size_t j = 0; j < n; j++) {
+        n1 += c[j] == 1;
+        n2 += c[j] == 2;
+    }
     double d = n1 + 2 * n2 > 0 ? n1 / (n1 + 2 * n2) : 0.5;
     return d > 0.0 && d < 1.0 ? d : 0.5;
 }
@@ -137,8 +139,10 @@ static void kneser_ney(const sd_ngram *g, size_t l, key_t_ h, int raw, const dou
     double d = raw ? lv->d_raw : lv->d_cont, total = 0.0, types = 0.0;
     size_t lo = lower_bound(lv->key, lv->n, h << 8), hi = lower_bound(lv->key, lv->n, (h << 8) | 0xff);
     hi += hi < lv->n && lv->key[hi] == ((h << 8) | 0xff);
-    for (size_t j = lo; j < hi; j++)
-        total += c[j], types += c[j] > 0;
+    for (size_t j = lo; j < hi; j++) {
+        total += c[j];
+        types += c[j] > 0;
+    }
     for (size_t w = 0; w < v; w++)
         out[w] = d * types / total * lower[w];
     for (size_t j = lo; j < hi; j++)

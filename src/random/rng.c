@@ -11,7 +11,8 @@ static pthread_once_t mt53_once = PTHREAD_ONCE_INIT;
 /* (a >> 5) * 2^26 + (b >> 6), over 2^53: uniform on k / 2^53, k in [0, 2^53). */
 static double mt53_get_double(void *state)
 {
-    unsigned long a = gsl_rng_mt19937->get(state) >> 5, b = gsl_rng_mt19937->get(state) >> 6;
+    unsigned long a = gsl_rng_mt19937->get(state) >> 5;
+    unsigned long b = gsl_rng_mt19937->get(state) >> 6;
     return ((double)a * 67108864.0 + (double)b) * (1.0 / 9007199254740992.0);
 }
 

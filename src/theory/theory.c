@@ -435,7 +435,8 @@ sd_markov sd_theory_markov_fit(const double *a, size_t n)
     for (size_t j = 0; j < n / 2; j++)
         hard[idx[j]] = 1;
     for (size_t i = 0; i < n; i++) {
-        sum[hard[i]] += a[i], cnt[hard[i]] += 1;
+        sum[hard[i]] += a[i];
+        cnt[hard[i]] += 1;
         same += i > 0 && hard[i] == hard[i - 1];
     }
     free(idx), free(hard);
