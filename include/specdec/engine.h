@@ -90,7 +90,7 @@ typedef struct {
  * processes given the same options compute the same digest.  Never fails. */
 SD_API uint64_t sd_engine_fingerprint(const sd_engine_config *cfg);
 
-/* The defaults: fixed policy, gamma 5, 10^6 tokens, seed 20261129, one
+/* The defaults: fixed policy, gamma 5, 10^6 tokens, seed SD_RNG_DEFAULT_SEED (rng.h), one
  * thread, one draft per position, threshold 0.5, gamma_max 32; model and
  * verifier NULL (the caller sets them: adjusted is sd_verify_find("adjusted")).
  * Name what you change with designated initializers or assignments.

@@ -30,6 +30,10 @@
 
 #include "specdec/status.h"
 
+/* The seed every default of the library uses (synth.h, engine.h,
+ * validate.h ...): runs are reproducible unless a seed is given. */
+#define SD_RNG_DEFAULT_SEED 20261129u
+
 /* The generator type: MT19937 with 53-bit doubles (static; set up once,
  * thread-safe).  Never fails. */
 SD_API const gsl_rng_type *sd_rng_type(void);

@@ -64,7 +64,7 @@ SD_API size_t sd_synth_default_contexts(size_t vocab);
 /* The defaults: zipf (s 1.5), V = 1000, calibrated draft at alpha 0.8,
  * constant regime (beta: concentration 20; markov: 0.95 / 0.3, stay 0.9),
  * kappa 0.5, temperature 1, history 2, the default bank size, seed
- * 20261129, one thread.  Change fields by name.  Never fails. */
+ * SD_RNG_DEFAULT_SEED (rng.h), one thread.  Change fields by name.  Never fails. */
 SD_API sd_synth_config sd_synth_defaults(void);
 
 /* Builds a synthetic model into *out, which the caller frees with

@@ -298,7 +298,7 @@ const char *const *sd_engine_policy_names(void) { return POLICY_NAMES; }
 
 sd_engine_config sd_engine_defaults(void)
 {
-    return (sd_engine_config){ .policy = SD_POLICY_FIXED, .gamma = 5, .tokens = 1000000, .seed = 20261129,
+    return (sd_engine_config){ .policy = SD_POLICY_FIXED, .gamma = 5, .tokens = 1000000, .seed = SD_RNG_DEFAULT_SEED,
                                .threads = 1, .drafts = 1, .threshold = 0.5, .gamma_max = 32 };
 }
 

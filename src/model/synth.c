@@ -46,8 +46,8 @@ sd_synth_config sd_synth_defaults(void)
     return (sd_synth_config){ .family = SD_FAMILY_ZIPF, .vocab = 1000, .zipf_s = 1.5, .kappa = 0.5,
                               .temperature = 1.0, .calibrated = 1, .alpha = 0.8, .noise = 0.0,
                               .regime = SD_REGIME_CONSTANT, .concentration = 20.0, .alpha_easy = 0.95,
-                              .alpha_hard = 0.3, .stay = 0.9, .contexts = 0, .history = 2, .seed = 20261129,
-                              .threads = 1 };
+                              .alpha_hard = 0.3, .stay = 0.9, .contexts = 0, .history = 2,
+                              .seed = SD_RNG_DEFAULT_SEED, .threads = 1 };
 }
 
 /* ---- one context ---------------------------------------------------------- */
