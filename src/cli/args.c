@@ -1,37 +1,72 @@
-/* args.c -- strict option parsing shared by every subcommand. */
+/* args.c -- strict option parsing shared by every subcommand: the option and
+ * command lookups, values, defaults from the option rows, grids. */
 #include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#define GAMMA_MAX 1e9 /* documented maximum draft length */
+#define GAMMA_MAX 1e9 /* the largest draft length the closed forms take */
 
 const sd_domain CLI_ALPHA = { "--alpha", 0.0, 1.0, 0 };
 const sd_domain CLI_COST = { "--cost", 0.0, INFINITY, 0 };
 const sd_domain CLI_MU = { "--mu", 0.0, INFINITY, 0 };
 const sd_domain CLI_GAMMA = { "--gamma", 1.0, GAMMA_MAX, 1 };
+const sd_domain CLI_SEED = { "--seed", 0, 9007199254740992.0, 1 }; /* 2^53: every seed a double holds exactly */
+const sd_domain CLI_THREADS = { "--threads", 1, 256, 1 };
 
 const cli_option *cli_option_at(const cli_command *cmd, int i)
 {
-    int n = 0;
-    while (cmd->options[n].name != NULL)
-        n++;
-    if (i < n)
-        return &cmd->options[i];
-    for (int j = 0; cmd->common != NULL && cmd->common[j].name != NULL; j++)
-        if (n + j == i)
-            return &cmd->common[j];
+    for (int g = 0; g < CLI_MAX_GROUPS && cmd->groups[g] != NULL; g++)
+        for (const cli_option *o = cmd->groups[g]; o->name != NULL; o++)
+            if (i-- == 0)
+                return o;
     return NULL;
 }
 
-static int find_option(const cli_command *cmd, const char *name, size_t len)
+/* The index of the option called name[0..len-1], or -1. */
+static int option_index(const cli_command *cmd, const char *name, size_t len)
 {
     const cli_option *o;
     for (int i = 0; (o = cli_option_at(cmd, i)) != NULL; i++)
         if (strlen(o->name) == len && strncmp(o->name, name, len) == 0)
             return i;
     return -1;
+}
+
+const cli_option *cli_option_find(const cli_command *cmd, const char *name, size_t len)
+{
+    int k = option_index(cmd, name, len);
+    return k < 0 ? NULL : cli_option_at(cmd, k);
+}
+
+const cli_command *cli_find_command(const cli_command *const *table, const char *name, size_t len)
+{
+    for (int i = 0; table[i] != NULL; i++)
+        if (strlen(table[i]->name) == len && strncmp(table[i]->name, name, len) == 0)
+            return table[i];
+    return NULL;
+}
+
+/* 1 when arg is a positional argument: not an option, but "-" and negative numbers are. */
+static int positional(const char *arg)
+{
+    return arg[0] != '-' || arg[1] == '\0' || (arg[1] != '-' && (arg[1] == '.' || (arg[1] >= '0' && arg[1] <= '9')));
+}
+
+/* The value of option argv[*i] (name len chars, eq its '=' or NULL), taking
+ * the next argument when there is no '='. */
+static sd_status option_value(int argc, char **argv, int *i, size_t len, const char *eq, const char **value,
+                              sd_error *err)
+{
+    const char *arg = argv[*i];
+    if (eq != NULL)
+        *value = eq + 1;
+    else if (*i + 1 < argc && !(argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-'))
+        *value = argv[++*i];
+    else
+        return sd_status_fail(err, SD_EINVAL, "%.*s needs a value", (int)len, arg);
+    return SD_OK;
 }
 
 sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, int *help,
@@ -41,14 +76,13 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
     a->cmd = cmd;
     *help = 0;
     *format = NULL;
-    int format_seen = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             *help = 1;
             return SD_OK;
         }
-        if (arg[0] != '-' || arg[1] == '\0' || (arg[1] != '-' && (arg[1] == '.' || (arg[1] >= '0' && arg[1] <= '9')))) {
+        if (positional(arg)) {
             if (a->npos >= cmd->max_pos)
                 return sd_status_fail(err, SD_EINVAL, "%s: unexpected argument '%s'; see 'specdec %s --help'",
                                       cmd->name, arg, cmd->name);
@@ -58,25 +92,21 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         int is_format = !cmd->own_format && len == 8 && strncmp(arg, "--format", 8) == 0;
-        int k = is_format ? -1 : find_option(cmd, arg, len);
+        int k = is_format ? -1 : option_index(cmd, arg, len);
         if (!is_format && k < 0)
             return sd_status_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",
                                   cmd->name, (int)len, arg, cmd->name);
-        int takes_value = is_format || cli_option_at(cmd, k)->metavar != NULL;
         const char *value = NULL;
-        if (takes_value) {
-            if (eq != NULL)
-                value = eq + 1;
-            else if (i + 1 < argc && !(argv[i + 1][0] == '-' && argv[i + 1][1] == '-'))
-                value = argv[++i];
-            else
-                return sd_status_fail(err, SD_EINVAL, "%.*s needs a value", (int)len, arg);
-        } else if (eq != NULL) {
-            return sd_status_fail(err, SD_EINVAL, "%.*s takes no value", (int)len, arg);
-        }
+        sd_status st = SD_OK;
+        if (is_format || cli_option_at(cmd, k)->metavar != NULL)
+            st = option_value(argc, argv, &i, len, eq, &value, err);
+        else if (eq != NULL)
+            st = sd_status_fail(err, SD_EINVAL, "%.*s takes no value", (int)len, arg);
+        if (st != SD_OK)
+            return st;
+        if (is_format && *format != NULL)
+            return sd_status_fail(err, SD_EINVAL, "--format given twice");
         if (is_format) {
-            if (format_seen++)
-                return sd_status_fail(err, SD_EINVAL, "--format given twice");
             *format = value;
             continue;
         }
@@ -90,56 +120,142 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
     return SD_OK;
 }
 
-static int option_index(const cli_args *a, const char *name)
-{
-    return find_option(a->cmd, name, strlen(name));
-}
-
 const char *cli_value(const cli_args *a, const char *name)
 {
-    int k = option_index(a, name);
+    int k = option_index(a->cmd, name, strlen(name));
     return k < 0 ? NULL : a->value[k];
 }
 
 int cli_given(const cli_args *a, const char *name)
 {
-    int k = option_index(a, name);
+    int k = option_index(a->cmd, name, strlen(name));
     return k >= 0 && a->given[k];
 }
 
-/* The text of an option, or dflt; "--x is required" when both are absent. */
-static sd_status option_text(const cli_args *a, const sd_domain *dom, const char *dflt,
-                             const char **text, sd_error *err)
+/* ---- defaults ------------------------------------------------------------------------------ */
+
+static cli_library library_defaults(void)
 {
-    const char *v = cli_value(a, dom->name);
-    *text = v != NULL ? v : dflt;
+    return (cli_library){ .synth = sd_synth_defaults(), .engine = sd_engine_defaults(), .cost = sd_cost_defaults(),
+                          .ngram = sd_ngram_defaults(), .sampling = sd_sampling_defaults(),
+                          .validate = sd_validate_defaults(), .seed = SD_RNG_DEFAULT_SEED };
+}
+
+_Static_assert(sizeof(sd_regime) == sizeof(int) && sizeof(sd_policy) == sizeof(int) &&
+                   sizeof(sd_granularity) == sizeof(int) && sizeof(sd_family) == sizeof(int),
+               "the enums of the library's defaults are read as int");
+
+const char *cli_number_text(double x, char *buf, size_t size)
+{
+    if (isinf(x)) {
+        snprintf(buf, size, "%sinf", x < 0 ? "-" : "");
+        return buf;
+    }
+    if (x >= 1e7 && x < 1e300) { /* a power of ten, 1 and zeros in full: 1eN */
+        char full[320];
+        snprintf(full, sizeof full, "%.0f", x);
+        size_t zeros = strspn(full + 1, "0");
+        if (full[0] == '1' && full[1 + zeros] == '\0') {
+            snprintf(buf, size, "1e%zu", zeros);
+            return buf;
+        }
+    }
+    snprintf(buf, size, "%.15g", x);
+    char *p = strchr(buf, 'e');
+    if (p != NULL) { /* e+06 -> e6, e-05 -> e-5 */
+        char *q = p + 1, *d = p + 1;
+        if (*q == '+')
+            q++;
+        else if (*q == '-')
+            *d++ = *q++;
+        while (*q == '0' && q[1] != '\0')
+            q++;
+        memmove(d, q, strlen(q) + 1);
+    }
+    return buf;
+}
+
+const char *cli_default_text(const cli_option *o, char *buf, size_t size)
+{
+    if (o->dflt != NULL)
+        return o->dflt;
+    if (o->lib.type == CLI_LIB_NONE)
+        return NULL;
+    const cli_library lib = library_defaults();
+    const char *field = (const char *)&lib + o->lib.offset;
+    size_t z;
+    uint64_t u;
+    unsigned k;
+    int e;
+    double x = 0.0;
+    switch (o->lib.type) {
+    case CLI_LIB_SIZE:
+        memcpy(&z, field, sizeof z);
+        x = (double)z;
+        break;
+    case CLI_LIB_U64:
+        memcpy(&u, field, sizeof u);
+        x = (double)u;
+        break;
+    case CLI_LIB_UINT:
+        memcpy(&k, field, sizeof k);
+        x = (double)k;
+        break;
+    case CLI_LIB_ENUM:
+        memcpy(&e, field, sizeof e);
+        return o->names()[e];
+    case CLI_LIB_DOUBLE:
+        memcpy(&x, field, sizeof x);
+        break;
+    case CLI_LIB_NONE:
+        return NULL;
+    }
+    return cli_number_text(x, buf, size);
+}
+
+const char *cli_text(const cli_args *a, const char *name, char *buf, size_t size)
+{
+    const cli_option *o = cli_option_find(a->cmd, name, strlen(name));
+    const char *v = cli_value(a, name);
+    return v != NULL ? v : o != NULL ? cli_default_text(o, buf, size) : NULL;
+}
+
+/* The text of option name, or its row's default; "--x is required" when both are absent. */
+static sd_status option_text(const cli_args *a, const char *name, char *buf, size_t size, const char **text,
+                             sd_error *err)
+{
+    *text = cli_text(a, name, buf, size);
     if (*text == NULL)
-        return sd_status_fail(err, SD_EINVAL, "%s is required; see 'specdec %s --help'", dom->name, a->cmd->name);
+        return sd_status_fail(err, SD_EINVAL, "%s is required; see 'specdec %s --help'", name, a->cmd->name);
     return SD_OK;
 }
 
-sd_status cli_list(const cli_args *a, const sd_domain *dom, const char *dflt, sd_list *out,
-                   sd_error *err)
+sd_status cli_list(const cli_args *a, const sd_domain *dom, sd_list *out, sd_error *err)
 {
+    char buf[64];
     const char *v;
-    sd_status st = option_text(a, dom, dflt, &v, err);
+    sd_status st = option_text(a, dom->name, buf, sizeof buf, &v, err);
     return st != SD_OK ? st : sd_parse_list(v, dom, out, err);
 }
 
-sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, double *out,
-                     sd_error *err)
+sd_status cli_number(const cli_args *a, const sd_domain *dom, double *out, sd_error *err)
 {
+    char buf[64];
     const char *v;
-    sd_status st = option_text(a, dom, dflt, &v, err);
+    sd_status st = option_text(a, dom->name, buf, sizeof buf, &v, err);
     return st != SD_OK ? st : sd_parse_number(v, dom, out, err);
 }
 
-sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, const char *dflt,
-                     int *out, sd_error *err)
+sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, int *out, sd_error *err)
 {
-    const char *v = cli_value(a, option);
-    if (v == NULL)
-        v = dflt;
+    char buf[64];
+    const char *v;
+    const cli_option *o = cli_option_find(a->cmd, option, strlen(option));
+    sd_status st = option_text(a, option, buf, sizeof buf, &v, err);
+    if (st != SD_OK)
+        return st;
+    if (names == NULL)
+        names = o->names();
     char valid[256] = "";
     for (int i = 0; names[i] != NULL; i++) {
         if (strcmp(v, names[i]) == 0) {
@@ -150,6 +266,8 @@ sd_status cli_choice(const cli_args *a, const char *option, const char *const *n
     }
     return sd_status_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", option, v, valid);
 }
+
+/* ---- grids and tables ------------------------------------------------------------------------ */
 
 sd_status cli_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err)
 {
@@ -197,4 +315,42 @@ sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_tab
     }
     *out = t;
     return st;
+}
+
+/* ---- messages ---------------------------------------------------------------------------------- */
+
+/* Library parameters whose option is not simply "--" + the name with '-' for '_'. */
+static const struct {
+    const char *param, *flag;
+} PARAM_FLAGS[] = {
+    { .param = "verifier", .flag = "--verify" },
+    { .param = "mean_length", .flag = "--mean-acceptance-length" },
+    { .param = "rate", .flag = "--acceptance-rate" },
+    { .param = "dir", .flag = "--out" },
+    { .param = NULL, .flag = NULL },
+};
+
+/* The library names parameters ("alpha: ..."), the program names flags, as
+ * luaL_argerror's caller adds context. */
+void cli_name_flag(const cli_command *cmd, sd_error *err)
+{
+    size_t n = strspn(err->msg, "abcdefghijklmnopqrstuvwxyz_");
+    if (n == 0 || n > 40 || err->msg[n] != ':')
+        return;
+    char param[48], flag[64];
+    memcpy(param, err->msg, n);
+    param[n] = '\0';
+    snprintf(flag, sizeof flag, "--%s", param);
+    for (char *c = flag; *c; c++)
+        *c = *c == '_' ? '-' : *c;
+    for (int i = 0; PARAM_FLAGS[i].param != NULL; i++)
+        if (strcmp(PARAM_FLAGS[i].param, param) == 0)
+            snprintf(flag, sizeof flag, "%s", PARAM_FLAGS[i].flag);
+    int known = strcmp(flag, "--data") == 0 || strcmp(flag, "--format") == 0 ||
+                (cmd != NULL && cli_option_find(cmd, flag, strlen(flag)) != NULL);
+    size_t fl = strlen(flag), len = strlen(err->msg);
+    if (!known || len - n + fl >= sizeof err->msg) /* unknown, or no room: keep the parameter's name */
+        return;
+    memmove(err->msg + fl, err->msg + n, len - n + 1);
+    memcpy(err->msg, flag, fl);
 }

@@ -1,9 +1,13 @@
 /* cli.h -- the command-line program's own interface (not part of the library).
  *
- * Every subcommand is a row of the command table in main.c: it parses its
- * options with the helpers below, calls the library, and returns one table;
- * main renders the table in the chosen --format.  So the flow is always
- * command line -> library -> table -> format.
+ * Every subcommand is a row of the command table (commands.c), one command a
+ * file (cmd_NAME.c): it parses its options with the helpers below, calls the
+ * library, and returns one table, which main renders in the chosen
+ * --format.  So the flow is always command line -> library -> table -> format.
+ * Options come in groups: a command's own, and groups shared by several
+ * commands (opt_*.c, scale.c).  An option's default and domain have one home:
+ * its row, which takes them from the library (sd_*_defaults(), the library's
+ * limits) wherever the library has them, so that --help says what runs.
  */
 #ifndef SPECDEC_CLI_H
 #define SPECDEC_CLI_H
@@ -14,41 +18,83 @@
 
 #define CLI_MAX_OPTIONS 64
 #define CLI_MAX_POSITIONAL 4096 /* merge takes a file per shard */
+#define CLI_MAX_GROUPS 4
 
+/* ---- options ------------------------------------------------------------------ */
+
+/* The library's defaults, one struct of each: an option's row names the field
+ * its default comes from. */
 typedef struct {
-    const char *name;    /* "--alpha" */
-    const char *metavar; /* "LIST"; NULL for a flag that takes no value */
-    const char *help;    /* one line */
+    sd_synth_config synth;
+    sd_engine_config engine;
+    sd_cost_params cost;
+    sd_ngram_config ngram;
+    sd_sampling sampling;
+    sd_validate_config validate;
+    uint64_t seed; /* SD_RNG_DEFAULT_SEED, for the commands whose library call has no defaults */
+} cli_library;
+
+/* The type of a field of cli_library. */
+typedef enum { CLI_LIB_NONE, CLI_LIB_SIZE, CLI_LIB_DOUBLE, CLI_LIB_U64, CLI_LIB_UINT, CLI_LIB_ENUM } cli_lib_type;
+
+/* A field of cli_library: an option's default from the library. */
+typedef struct {
+    cli_lib_type type; /* CLI_LIB_NONE: none */
+    size_t offset;
+} cli_lib;
+
+#define CLI_LIB(field, t) { .type = (t), .offset = offsetof(cli_library, field) }
+
+/* One option of a command.  Name the fields (designated initializers).  The
+ * help text may hold {default} (the default's text), {range} (the domain as
+ * [min, max] or [min, inf)) and the library's name lists {families},
+ * {regimes}, {policies} and {verifiers}; --help fills them in. */
+typedef struct {
+    const char *name;        /* "--alpha" */
+    const char *metavar;     /* "LIST"; NULL for a flag that takes no value */
+    const char *help;        /* one line */
+    const sd_domain *domain; /* the numbers it takes ({range}); NULL: not a number, or not shown */
+    const char *dflt;        /* the program's own default, as a user types it; NULL: none, or lib */
+    cli_lib lib;             /* the library's default, when dflt is NULL */
+    const char *const *(*names)(void); /* a choice among names (indexed as the library's enum), or NULL */
 } cli_option;
 
 typedef struct cli_args cli_args;
+typedef struct cli_command cli_command;
 
-typedef struct {
+struct cli_command {
     const char *name;     /* "speedup" */
     const char *synopsis; /* usage line after "specdec " */
     const char *summary;  /* one line for `specdec --help` */
-    const cli_option *options; /* ends with { NULL, NULL, NULL }; --format and --help are implied */
+    const cli_option *groups[CLI_MAX_GROUPS]; /* option groups, each ending with a row of NULL name; --format and
+                                               * --help are implied */
     int min_pos, max_pos; /* positional arguments */
     sd_status (*run)(const cli_args *a, sd_table **out, sd_error *err);
-    int own_format; /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
+    int own_format;          /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
-    const cli_option *common; /* options shared with other commands (the model options), or NULL */
-    int scales;               /* 1: runs the engine, so takes --shard, --sweep and --format partial (scale.c) */
-} cli_command;
-
-/* The command's i-th option, counting `options` and then `common`; NULL past the end. */
-const cli_option *cli_option_at(const cli_command *cmd, int i);
+    int scales;              /* 1: runs the engine, so takes --shard, --sweep and --format partial (scale.c) */
+};
 
 struct cli_args {
     const cli_command *cmd;
+    const cli_command *const *commands; /* the program's command table (merge runs commands from it) */
     const char *value[CLI_MAX_OPTIONS]; /* by option index; NULL if absent */
     int given[CLI_MAX_OPTIONS];
     const char *pos[CLI_MAX_POSITIONAL];
     int npos;
-    const char *data_dir; /* the global --data DIR, or NULL */
+    const char *data_dir;     /* the global --data DIR, or NULL */
     uint32_t shard, nshards;  /* set by scale.c: the engine runs only this shard (0, 0: all) ... */
     const sd_engine_io *io;   /* ... and records or replays through these hooks (NULL: neither) */
 };
+
+/* The command's i-th option, counting its groups in order; NULL past the end. */
+const cli_option *cli_option_at(const cli_command *cmd, int i);
+/* The option called name[0..len-1] of cmd, or NULL. */
+const cli_option *cli_option_find(const cli_command *cmd, const char *name, size_t len);
+
+/* The command called name[0..len-1] in table (NULL-terminated), or NULL: the
+ * one lookup of commands, for main and merge. */
+const cli_command *cli_find_command(const cli_command *const *table, const char *name, size_t len);
 
 /* Parses argv (after the command name).  Sets *help when --help is given.
  * The format name, if given, is returned in *format (else NULL). */
@@ -60,18 +106,28 @@ const char *cli_value(const cli_args *a, const char *name);
 /* 1 when the flag or option was given. */
 int cli_given(const cli_args *a, const char *name);
 
-/* A list option (dom->name names it).  When absent: parses dflt, or fails
- * with "--x is required" when dflt is NULL. */
-sd_status cli_list(const cli_args *a, const sd_domain *dom, const char *dflt, sd_list *out,
-                   sd_error *err);
-/* A single-number option, with the same rules. */
-sd_status cli_number(const cli_args *a, const sd_domain *dom, const char *dflt, double *out,
-                     sd_error *err);
+/* x as a user would type it, into buf: whole numbers below 10^7 in full,
+ * powers of ten from 10^7 as 1eN, others in at most 15 digits with a short
+ * exponent (2e-5), inf.  Returns buf. */
+const char *cli_number_text(double x, char *buf, size_t size);
 
-/* A choice among names[0..] (NULL-terminated): its index in *out; dflt when
- * absent.  Unknown names fail, listing the valid ones. */
-sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, const char *dflt,
-                     int *out, sd_error *err);
+/* The text of option o's default, into buf (size bytes), or NULL when it has
+ * none.  A library default is printed as a user would type it. */
+const char *cli_default_text(const cli_option *o, char *buf, size_t size);
+
+/* The option's value, or its row's default text (buf, size bytes, holds a
+ * library default's), or NULL when it has neither. */
+const char *cli_text(const cli_args *a, const char *name, char *buf, size_t size);
+
+/* A list option (dom->name names it).  When absent: its row's default, or
+ * "--x is required" when it has none. */
+sd_status cli_list(const cli_args *a, const sd_domain *dom, sd_list *out, sd_error *err);
+/* A single-number option, with the same rules. */
+sd_status cli_number(const cli_args *a, const sd_domain *dom, double *out, sd_error *err);
+/* A choice among its row's names (or names, when the row has none): its index
+ * in *out; the row's default when absent, or "--x is required".  Unknown names
+ * fail, listing the valid ones. */
+sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, int *out, sd_error *err);
 
 /* The one size computation of every grid: the product of counts[0..n-1],
  * overflow-safe, or SD_EINVAL past SD_LIST_MAX rows. */
@@ -88,14 +144,116 @@ sd_status cli_table(size_t ncols, const char *const *names, sd_table **out, sd_e
  * stores the table (or NULL) in *out and returns st. */
 sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out);
 
-/* The domains shared by the commands. */
-extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA;
+/* When err starts with a library parameter's name ("alpha: ...") that is one
+ * of cmd's options, writes the option instead ("--alpha: ..."). */
+void cli_name_flag(const cli_command *cmd, sd_error *err);
+
+/* The domains the commands share. */
+extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA, CLI_SEED, CLI_THREADS;
+
+/* ---- help.c ------------------------------------------------------------------------ */
+
+/* `specdec --help`: the commands of table and the conventions. */
+void cli_help_usage(const cli_command *const *table);
+/* `specdec COMMAND --help`: the synopsis, every option with its help filled in. */
+void cli_help_command(const cli_command *c);
+
+/* ---- opt_model.c: the model and engine options of simulate, policies and sample ------- */
+
+typedef struct {
+    sd_synth_config synth;
+    int from_files;
+    int ngram, npy; /* the n-gram pair on a corpus; a .npy matrix pair */
+} cli_model;
+
+/* The options of the synthetic, file, n-gram and .npy models (simulate and policies). */
+extern const cli_option CLI_MODEL_OPTIONS[];
+
+/* Reads the model options of a into *ms (which model, the synthetic config). */
+sd_status cli_model_read(const cli_args *a, cli_model *ms, sd_error *err);
+/* --verify NAME (its row's default when absent) into *v. */
+sd_status cli_verifier(const cli_args *a, const sd_verifier **v, sd_error *err);
+/* Loads two distribution files over one vocabulary into a context-free model. */
+sd_status cli_load_pair(const char *p_path, const char *q_path, sd_dist *p, sd_dist *q, sd_model **m, sd_error *err);
+/* --max-memory in GiB, or half the physical memory. */
+sd_status cli_memory_limit(const cli_args *a, double *limit_gib, sd_error *err);
+/* Refuses a run whose bank and engine counters would pass the memory limit,
+ * before anything is allocated; file_vocab: the files' vocabulary. */
+sd_status cli_check_memory(const cli_args *a, const cli_model *ms, const sd_engine_config *ec, size_t file_vocab,
+                           sd_error *err);
+/* Refuses a run on an existing model whose engine counters pass the limit. */
+sd_status cli_check_model_memory(const cli_args *a, const sd_engine_config *ec, sd_error *err);
+
+/* ---- opt_sampling.c: matrix pairs and sampling settings ------------------------------ */
+
+/* The eight sampling lists: target temperature, top-k, top-p, min-p, then
+ * the draft's (a draft list not given repeats the target's value). */
+enum { CLI_SAMPLING_LISTS = 8 };
+
+typedef struct {
+    sd_list l[CLI_SAMPLING_LISTS];
+    int draft_given[4]; /* which --draft-* options were given */
+    size_t rows;        /* combinations: the product of the lists' lengths */
+} cli_sampling;
+
+/* The sampling options, as overlap takes them. */
+extern const cli_option CLI_SAMPLING_OPTIONS[];
+/* Their domains, in cli_sampling order (simulate lists the options in its own words). */
+extern const sd_domain CLI_SAMPLING_DOMAINS[CLI_SAMPLING_LISTS];
+
+/* Reads the sampling lists of a (defaults: sd_sampling_defaults()); SD_EINVAL
+ * names the option.  Free with cli_sampling_free. */
+sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err);
+/* 1 when any sampling option was given. */
+int cli_sampling_given(const cli_args *a);
+/* The idx-th combination (target temperature slowest). */
+void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_sampling *draft);
+void cli_sampling_free(cli_sampling *s);
+/* --input logits|probs (required with .npy input). */
+sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
+/* Loads --p-npy and --q-npy (both required, same shape). */
+sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
+
+/* ---- opt_cost.c: the cost model's options (roofline and its --calibrate) --------------- */
+
+extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP;
+/* "operator", "pass": indexed by sd_granularity. */
+const char *const *cli_granularity_names(void);
+/* --granularity and --tp into *cp and, when etas is 1, --eta-flops, --eta-bw
+ * and --overhead (each its row's default, sd_cost_defaults(), when absent). */
+sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err);
+
+/* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
+
+/* Fits the cost model to the step times in --calibrate FILE (calibrate.h)
+ * with --granularity and the starting --eta-flops, --eta-bw, --overhead;
+ * one row per measurement with its fitted time, relative residual and its
+ * group's fit; writes the fits to --save-calibration FILE when given. */
+sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err);
+
+/* ---- scale.c: --shard, --sweep, --format partial; the job merge re-runs --------------- */
+
+/* The options every scaling command lists (a group). */
+extern const cli_option CLI_SCALE_OPTIONS[];
+
+/* Runs cmd (a scaling command) as a job: its invocations (one, or one per
+ * --sweep row) from its arguments argv[0..argc-1] as parsed into a.  With
+ * partial, every run is recorded into *part (shard --shard, default 1/1)
+ * and *out stays NULL; else the invocations' tables are joined into *out.
+ * The statuses of the command (SD_ECHECK passes through, except for a
+ * partial), and SD_EINVAL for a bad --shard or --sweep. */
+sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
+                        sd_table **out, sd_partial *part, sd_error *err);
+
+/* Merges the partial results in the files a->pos (merge's run): the job they
+ * record, found in a->commands, run again on the merged counts. */
+sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err);
 
 /* ---- gnuplot.c: figures drawn by gnuplot --------------------------------------- */
 
-/* The image formats, indexing CLI_IMAGE_FORMATS ("png", "svg", NULL). */
+/* The image formats ("png", "svg", NULL), indexed by cli_image. */
 typedef enum { CLI_PNG, CLI_SVG } cli_image;
-extern const char *const CLI_IMAGE_FORMATS[];
+const char *const *cli_image_names(void);
 
 /* Computes figure k from in (sd_figure_compute, figure.h) and writes
  * DIR/NAME.dat -- a comment line, then each block as TSV (sd_format_write),
@@ -112,68 +270,52 @@ sd_status cli_gnuplot_write(const sd_figure_kind *k, const sd_figure_input *in, 
  * message says both files are written and how to install gnuplot) or fails. */
 sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
 
-/* The cost model's options, shared by roofline and its --calibrate
- * (cmd_roofline.c): the eta's and t0, and the granularity names. */
-extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD;
-extern const char *const CLI_GRANULARITIES[];
+/* ---- the commands, one per file (cmd_NAME.c) ------------------------------------ */
 
-/* ---- calibrate.c: roofline --calibrate ------------------------------------------ */
-
-/* Fits the cost model to the step times in --calibrate FILE (calibrate.h)
- * with --granularity and the starting --eta-flops, --eta-bw, --overhead;
- * one row per measurement with its fitted time, relative residual and its
- * group's fit; writes the fits to --save-calibration FILE when given. */
-sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err);
-
-/* ---- scale.c: --shard, --sweep, --format partial, merge ---------------------- */
-
-/* The options every scaling command lists. */
-#define CLI_SCALE_OPTIONS                                                                                       \
-    { "--shard", "I/N", "run only shard I of N (chunks I-1, I-1+N, ...) and print a partial result for merge" }, \
-    { "--sweep", "FILE", "one run per row of a TSV whose columns are options (alpha, gamma, ...)" }
-
-/* Runs cmd (a scaling command) as a job: its invocations (one, or one per
- * --sweep row) from its arguments argv[0..argc-1] as parsed into a.  With
- * partial, every run is recorded into *part (shard --shard, default 1/1)
- * and *out stays NULL; else the invocations' tables are joined into *out.
- * The statuses of the command (SD_ECHECK passes through, except for a
- * partial), and SD_EINVAL for a bad --shard or --sweep. */
-sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
-                        sd_table **out, sd_partial *part, sd_error *err);
-
-/* The command called name[0..len-1] (main.c's table), or NULL. */
-const cli_command *cli_find_command_n(const char *name, size_t len);
-
-/* ---- sampling.c: matrix pairs and sampling settings (issue 13) ------------------ */
-
-/* The eight sampling lists: target temperature, top-k, top-p, min-p, then
- * the draft's (a draft list not given repeats the target's value). */
-enum { CLI_SAMPLING_LISTS = 8 };
-
-typedef struct {
-    sd_list l[CLI_SAMPLING_LISTS];
-    int draft_given[4]; /* which --draft-* options were given */
-    size_t rows;        /* combinations: the product of the lists' lengths */
-} cli_sampling;
-
-/* The sampling options, for a command's option table (after its own). */
-extern const cli_option CLI_SAMPLING_OPTIONS[];
-
-/* Reads the sampling lists of a (defaults: temperature 1, top-k 0, top-p 1,
- * min-p 0); SD_EINVAL names the option.  Free with cli_sampling_free. */
-sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err);
-/* 1 when any sampling option was given. */
-int cli_sampling_given(const cli_args *a);
-/* The idx-th combination (target temperature slowest). */
-void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_sampling *draft);
-void cli_sampling_free(cli_sampling *s);
-/* --input logits|probs (required with .npy input). */
-sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
-/* Loads --p-npy and --q-npy (both required, same shape). */
-sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
-
-/* Subcommands, one per file under src/cli/. */
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
     cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge;
+
+/* The command table (commands.c), NULL-terminated, in --help order. */
+const cli_command *const *cli_commands(void);
+
+/* ---- opt_scenario.c: the inputs of speedup and optimal --------------------------------- */
+
+/* A grid of lists, the rows of a scenario file (--from), or an acceptance
+ * vector (--acceptance): the points speedup and optimal evaluate. */
+typedef struct {
+    double alpha, cost, mu, gamma;
+    const sd_tsv_row *row; /* its scenario line, in --from mode */
+    const double *acc;     /* per-position acceptance a_1..a_gamma, in --acceptance mode */
+} cli_point;
+
+typedef struct {
+    sd_list l[4]; /* alpha, cost, mu, gamma */
+    sd_list acc;  /* --acceptance */
+    sd_tsv tsv;
+    size_t name_col, pass_col[4];
+    cli_point *pts;
+    size_t n;
+} cli_scenario;
+
+/* Fills in->pts from --from FILE, --acceptance or the lists; uses_gamma says
+ * whether the command reads gamma.  Free with cli_scenario_free. */
+sd_status cli_scenario_read(const cli_args *a, int uses_gamma, cli_scenario *in, sd_error *err);
+void cli_scenario_free(cli_scenario *in);
+/* E(N) at a point: eq. (4), or the product form for an acceptance vector. */
+double cli_point_tokens(const cli_point *p);
+/* The output columns into cols (name first and pass-through columns last in
+ * --from mode, the core columns between); returns how many. */
+size_t cli_scenario_columns(const cli_scenario *in, const char *const *core, size_t ncore, const char **cols);
+/* Adds one row: name, the core cells, the pass-through cells. */
+sd_status cli_scenario_row(sd_table *t, const cli_scenario *in, const cli_point *p, const sd_cell *core, size_t ncore,
+                           sd_error *err);
+/* One sentence about the optimum for (alpha, cost), for the text notes. */
+sd_status cli_note_optimum(sd_table *t, double alpha, double cost, const sd_optimum *o, sd_error *err);
+
+/* --acceptance A1,...,AG: the per-position acceptance speedup and optimal take. */
+extern const sd_domain CLI_ACCEPTANCE;
+
+/* Notes only for small grids: beyond this many (alpha, cost) pairs the table speaks for itself. */
+enum { CLI_MAX_NOTES = 8, CLI_SCENARIO_COLS = 24 };
 
 #endif

@@ -1,10 +1,10 @@
 /* cmd_overlap.c -- beta and D_LK of two distribution files (eqs. 1, 5, 6),
- * and the acceptance of a matrix pair under sampling settings (issue 13). */
+ * and the acceptance of a matrix pair under sampling settings. */
+#include "cli.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli.h"
 
 static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
@@ -118,7 +118,7 @@ static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
     double k = 1;
     int with_drafts = cli_given(a, "--drafts");
     sd_status st;
-    if ((st = cli_number(a, &DRAFTS, "1", &k, err)) == SD_OK && (st = sd_dist_load(a->pos[0], &p, err)) == SD_OK &&
+    if ((st = cli_number(a, &DRAFTS, &k, err)) == SD_OK && (st = sd_dist_load(a->pos[0], &p, err)) == SD_OK &&
         (st = sd_dist_load(a->pos[1], &q, err)) == SD_OK &&
         (st = sd_dist_compatible(&p, &q, a->pos[0], a->pos[1], err)) == SD_OK &&
         (st = cli_table(with_drafts ? 4 : 2, cols, &t, err)) == SD_OK) {
@@ -152,17 +152,26 @@ static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
     return run_files(a, out, err);
 }
 
-static const cli_option overlap_options[] = {
-    { "--drafts", "K", "add drafts and acceptance: P(one of K drafts accepted), recursive rejection" },
-    { "--p-npy", "FILE", "target matrix, .npy of shape (V,) or (rows, V) (with --q-npy and --input)" },
-    { "--q-npy", "FILE", "draft matrix of the same shape; row i pairs with the target's row i" },
-    { "--input", "KIND", "what the .npy numbers are: logits or probs (required with --p-npy)" },
-    { "--per-row", NULL, "print each row's beta under each rule instead of the summary" },
-    { NULL, NULL, NULL },
+static const cli_option OVERLAP_OPTIONS[] = {
+    { .name = "--drafts", .metavar = "K", .help = "add drafts and acceptance: P(one of K drafts accepted), recursive "
+      "rejection", .domain = &DRAFTS, .dflt = "1" },
+    { .name = "--p-npy", .metavar = "FILE", .help = "target matrix, .npy of shape (V,) or (rows, V) (with --q-npy and "
+      "--input)" },
+    { .name = "--q-npy", .metavar = "FILE", .help = "draft matrix of the same shape; row i pairs with the target's row "
+      "i" },
+    { .name = "--input", .metavar = "KIND", .help = "what the .npy numbers are: logits or probs (required with "
+      "--p-npy)" },
+    { .name = "--per-row", .help = "print each row's beta under each rule instead of the summary" },
+    { .name = NULL },
 };
 
 const cli_command cmd_overlap = {
-    "overlap", "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] [--per-row]",
-    "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6); per-row beta of .npy matrices",
-    overlap_options, 0, 2, run_overlap, 0, NULL, CLI_SAMPLING_OPTIONS, 0,
+    .name = "overlap",
+    .synopsis = "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] "
+                "[--per-row]",
+    .summary = "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6); per-row beta of .npy "
+               "matrices",
+    .groups = { OVERLAP_OPTIONS, CLI_SAMPLING_OPTIONS },
+    .max_pos = 2,
+    .run = run_overlap,
 };

@@ -1,26 +1,22 @@
 /* cmd_plot.c -- `specdec plot NAME|all`: the library's figure data
  * (figure.h), drawn by gnuplot (gnuplot.c). */
+#include "cli.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-
 static const sd_domain PLOT_GAMMA = { "--gamma", 1, SD_FIGURE_GAMMA_MAX, 1 };
 static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
-static const sd_domain SEED = { "--seed", 0, 9007199254740992.0, 1 };
-static const sd_domain THREADS = { "--threads", 1, 256, 1 };
 
-/* One input list: the user's, or the figure's default; an error when the
- * figure does not take it. */
+/* One input list: the user's, or the figure's default (figure.h); an error
+ * when the figure does not take it (its default is NULL). */
 static sd_status input_list(const cli_args *a, const sd_figure_kind *k, const sd_domain *dom, const char *dflt,
                             sd_list *out, sd_error *err)
 {
-    if (dflt == NULL) {
-        if (cli_given(a, dom->name))
-            return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", dom->name, k->name);
-        return SD_OK;
-    }
-    return cli_list(a, dom, dflt, out, err);
+    int given = cli_given(a, dom->name);
+    if (dflt == NULL)
+        return given ? sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", dom->name, k->name) : SD_OK;
+    return given ? cli_list(a, dom, out, err) : sd_parse_list(dflt, dom, out, err);
 }
 
 static sd_status add_file(sd_table *t, const char *figure, const char *dir, const char *name, const char *ext,
@@ -46,21 +42,19 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
     if (cli_given(a, "--p-npy") != cli_given(a, "--q-npy"))
         return sd_status_fail(err, SD_EINVAL, "--p-npy and --q-npy go together");
     int kind = SD_INPUT_LOGITS;
-    sd_status kst = cli_choice(a, "--npy-input", sd_sampling_input_names(), "logits", &kind, err);
-    if (kst != SD_OK)
-        return kst;
+    sd_status st = cli_choice(a, "--npy-input", NULL, &kind, err);
+    if (st != SD_OK)
+        return st;
     in.npy_probs = kind == SD_INPUT_PROBS;
-    sd_list tokens_given = { NULL, 0 }; /* only to refuse --tokens for a figure that is not Monte Carlo */
+    if (!k->monte_carlo && cli_given(a, TOKENS.name))
+        return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", TOKENS.name, k->name);
     double tokens, seed, threads;
-    sd_status st;
     if ((st = input_list(a, k, &CLI_ALPHA, k->alpha, &in.alpha, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_COST, k->cost, &in.cost, err)) == SD_OK &&
         (st = input_list(a, k, &PLOT_GAMMA, k->gamma, &in.gamma, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_MU, k->mu, &in.mu, err)) == SD_OK &&
-        (st = input_list(a, k, &TOKENS, k->monte_carlo ? "400000" : NULL, &tokens_given, err)) == SD_OK &&
-        (st = cli_number(a, &TOKENS, "400000", &tokens, err)) == SD_OK &&
-        (st = cli_number(a, &SEED, "20261129", &seed, err)) == SD_OK &&
-        (st = cli_number(a, &THREADS, "2", &threads, err)) == SD_OK) {
+        (st = cli_number(a, &TOKENS, &tokens, err)) == SD_OK && (st = cli_number(a, &CLI_SEED, &seed, err)) == SD_OK &&
+        (st = cli_number(a, &CLI_THREADS, &threads, err)) == SD_OK) {
         in.tokens = (uint64_t)tokens;
         in.seed = (uint64_t)seed;
         in.threads = (unsigned)threads;
@@ -69,24 +63,24 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
     if (st == SD_OK && (st = add_file(t, k->name, dir, k->name, "dat", err)) == SD_OK &&
         (st = add_file(t, k->name, dir, k->name, "gp", err)) == SD_OK &&
         (st = cli_gnuplot_run(dir, k->name, err)) == SD_OK)
-        st = add_file(t, k->name, dir, k->name, CLI_IMAGE_FORMATS[fmt], err);
-    sd_parse_list_free(&in.alpha), sd_parse_list_free(&in.cost), sd_parse_list_free(&in.gamma), sd_parse_list_free(&in.mu);
-    sd_parse_list_free(&tokens_given);
+        st = add_file(t, k->name, dir, k->name, cli_image_names()[fmt], err);
+    sd_parse_list_free(&in.alpha);
+    sd_parse_list_free(&in.cost);
+    sd_parse_list_free(&in.gamma);
+    sd_parse_list_free(&in.mu);
     return st;
 }
 
 static sd_status run_plot(const cli_args *a, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = { "figure", "file" };
-    const char *name = a->pos[0], *dir = cli_value(a, "--out");
+    char buf[64];
+    const char *name = a->pos[0], *dir = cli_text(a, "--out", buf, sizeof buf);
     int fmt;
     sd_table *t = NULL;
     sd_status st;
-    if ((st = cli_choice(a, "--format", CLI_IMAGE_FORMATS, "png", &fmt, err)) != SD_OK ||
-        (st = cli_table(2, cols, &t, err)) != SD_OK)
+    if ((st = cli_choice(a, "--format", NULL, &fmt, err)) != SD_OK || (st = cli_table(2, cols, &t, err)) != SD_OK)
         return cli_finish(st, NULL, 0, t, out);
-    if (dir == NULL)
-        dir = "plots";
     if (strcmp(name, "all") == 0) {
         static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", "--p-npy", "--q-npy",
                                               "--npy-input", NULL };
@@ -115,25 +109,39 @@ static void list_figures(void)
         printf("  %-27s %s\n", k->name, k->summary);
 }
 
-static const cli_option plot_options[] = {
-    { "--out", "DIR", "folder for NAME.dat, NAME.gp and the figure (default plots)" },
-    { "--format", "FMT", "png or svg (default png)" },
-    { "--alpha", "LIST", "acceptance rates (default: the figure's)" },
-    { "--cost", "LIST", "cost ratios c (default: the figure's)" },
-    { "--gamma", "LIST", "draft lengths, in [1, 4096] (default: the figure's)" },
-    { "--mu", "LIST", "FLOP ratios (flop-factor; default 0,0.05)" },
-    { "--tokens", "T", "Monte Carlo figures: tokens per run (default 400000)" },
-    { "--input", "FILE", "fit: an engine's counters file, as for 'specdec fit'" },
-    { "--seed", "S", "Monte Carlo figures: random seed (default 20261129)" },
-    { "--threads", "K", "Monte Carlo figures: threads (default 2)" },
-    { "--p-npy", "FILE", "alpha-temperature: the target's .npy matrix (default: the GPL-3 n-gram pair)" },
-    { "--q-npy", "FILE", "alpha-temperature: the draft's .npy matrix, the same shape" },
-    { "--npy-input", "KIND", "alpha-temperature: the matrices hold logits or probs (default logits)" },
-    { NULL, NULL, NULL },
+static const cli_option PLOT_OPTIONS[] = {
+    { .name = "--out", .metavar = "DIR", .help = "folder for NAME.dat, NAME.gp and the figure (default {default})",
+      .dflt = "plots" },
+    { .name = "--format", .metavar = "FMT", .help = "png or svg (default {default})", .dflt = "png",
+      .names = cli_image_names },
+    { .name = "--alpha", .metavar = "LIST", .help = "acceptance rates (default: the figure's)", .domain = &CLI_ALPHA },
+    { .name = "--cost", .metavar = "LIST", .help = "cost ratios c (default: the figure's)", .domain = &CLI_COST },
+    { .name = "--gamma", .metavar = "LIST", .help = "draft lengths, in {range} (default: the figure's)",
+      .domain = &PLOT_GAMMA },
+    { .name = "--mu", .metavar = "LIST", .help = "FLOP ratios (flop-factor; default: the figure's)", .domain = &CLI_MU },
+    { .name = "--tokens", .metavar = "T", .help = "Monte Carlo figures: tokens per run (default {default})",
+      .domain = &TOKENS, .dflt = "400000" },
+    { .name = "--input", .metavar = "FILE", .help = "fit: an engine's counters file, as for 'specdec fit'" },
+    { .name = "--seed", .metavar = "S", .help = "Monte Carlo figures: random seed (default {default})",
+      .domain = &CLI_SEED, .lib = CLI_LIB(seed, CLI_LIB_U64) },
+    { .name = "--threads", .metavar = "K", .help = "Monte Carlo figures: threads (default {default})",
+      .domain = &CLI_THREADS, .dflt = "2" },
+    { .name = "--p-npy", .metavar = "FILE", .help = "alpha-temperature: the target's .npy matrix (default: the GPL-3 "
+      "n-gram pair)" },
+    { .name = "--q-npy", .metavar = "FILE", .help = "alpha-temperature: the draft's .npy matrix, the same shape" },
+    { .name = "--npy-input", .metavar = "KIND", .help = "alpha-temperature: the matrices hold logits or probs (default "
+      "{default})", .dflt = "logits", .names = sd_sampling_input_names },
+    { .name = NULL },
 };
 
 const cli_command cmd_plot = {
-    "plot", "plot NAME|all [--out DIR] [--format png|svg] [--alpha LIST] [--cost LIST] [--gamma LIST] ...",
-    "draw a figure with gnuplot: improvement-vs-gamma, optimal-gamma-map, ... (see --help)",
-    plot_options, 1, 1, run_plot, 1, list_figures, NULL, 0,
+    .name = "plot",
+    .synopsis = "plot NAME|all [--out DIR] [--format png|svg] [--alpha LIST] [--cost LIST] [--gamma LIST] ...",
+    .summary = "draw a figure with gnuplot: improvement-vs-gamma, optimal-gamma-map, ... (see --help)",
+    .groups = { PLOT_OPTIONS },
+    .min_pos = 1,
+    .max_pos = 1,
+    .run = run_plot,
+    .own_format = 1,
+    .more_help = list_figures,
 };

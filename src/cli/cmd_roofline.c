@@ -1,25 +1,17 @@
 /* cmd_roofline.c -- `specdec roofline`: the draft length by batch and context on given hardware,
  * one pass's operators (--breakdown), and the cost model fitted to measured step times (--calibrate). */
+#include "cli.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-
 static const sd_domain BATCH = { "--batch", 1, 1048576, 1 };
 static const sd_domain CONTEXT = { "--context", 0, 16777216, 1 };
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
-const sd_domain CLI_ETA_F = { "--eta-flops", 1e-3, 1, 0 };
-const sd_domain CLI_ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
-const sd_domain CLI_OVERHEAD = { "--overhead", 0, 1, 0 };
-static const sd_domain TP = { "--tp", 1, 1024, 1 };
 static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
-static const sd_domain ACCEPTANCE = { "--acceptance", 0, 1, 0 };
-
-const char *const CLI_GRANULARITIES[] = { [SD_GRANULARITY_OPERATOR] = "operator", [SD_GRANULARITY_PASS] = "pass",
-                                             NULL };
 
 /* What one run holds and must release. */
 typedef struct {
@@ -86,26 +78,18 @@ static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *er
 static sd_status cost_params(const cli_args *a, const setting *s, const sd_model_spec *m, const sd_hardware *h,
                              sd_cost_params *cp, sd_error *err)
 {
-    sd_status st;
-    int gran;
     *cp = sd_cost_defaults();
-    if ((st = cli_number(a, &TP, "1", &cp->tp, err)) != SD_OK ||
-        (st = cli_choice(a, "--granularity", CLI_GRANULARITIES, "operator", &gran, err)) != SD_OK)
+    sd_status st = cli_cost_params(a, s->fits == NULL, cp, err);
+    if (st != SD_OK || s->fits == NULL)
         return st;
-    cp->granularity = (sd_granularity)gran;
-    if (s->fits == NULL)
-        return (st = cli_number(a, &CLI_ETA_F, "0.5", &cp->eta_flops, err)) != SD_OK ||
-                       (st = cli_number(a, &CLI_ETA_BW, "0.8", &cp->eta_bw, err)) != SD_OK
-                   ? st
-                   : cli_number(a, &CLI_OVERHEAD, "2e-5", &cp->overhead, err);
     const sd_calibration *c = sd_calibrate_find(s->fits, s->nfits, m->name, h->name);
     if (c == NULL)
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
                               m->name, h->name);
-    if (strcmp(c->granularity, CLI_GRANULARITIES[cp->granularity]) != 0)
+    if (strcmp(c->granularity, cli_granularity_names()[cp->granularity]) != 0)
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
                               "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
-                              CLI_GRANULARITIES[cp->granularity], c->granularity);
+                              cli_granularity_names()[cp->granularity], c->granularity);
     cp->eta_flops = c->eta_flops;
     cp->eta_bw = c->eta_bw;
     cp->overhead = c->overhead;
@@ -141,9 +125,9 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
     } else if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK)
         return st;
     if (st == SD_OK && cli_given(a, "--draft-kv-window"))
-        st = cli_number(a, &WINDOW, NULL, &rq->draft_window, err);
+        st = cli_number(a, &WINDOW, &rq->draft_window, err);
     if (st == SD_OK && cli_given(a, "--verify-tokens"))
-        st = cli_number(a, &VERIFY_TOKENS, NULL, &rq->verify_tokens, err);
+        st = cli_number(a, &VERIFY_TOKENS, &rq->verify_tokens, err);
     return st;
 }
 
@@ -158,7 +142,7 @@ static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas,
         return sd_status_fail(err, SD_EINVAL,
                               "roofline: give --alpha A, --alpha-by-context FILE or --acceptance A1,...,AG (one of them)");
     if (cli_given(a, "--acceptance")) {
-        if ((st = cli_list(a, &ACCEPTANCE, NULL, &s->acc, err)) != SD_OK)
+        if ((st = cli_list(a, &CLI_ACCEPTANCE, &s->acc, err)) != SD_OK)
             return st;
         if (cli_given(a, "--gamma"))
             return sd_status_fail(err, SD_EINVAL, "--gamma: with --acceptance the draft lengths are 1..%zu", s->acc.n);
@@ -173,9 +157,9 @@ static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas,
             return st;
         rq->alpha_context = s->alpha_context;
         rq->alpha_value = s->alpha_value;
-        st = cli_list(a, &RGAMMA, "1:16", gammas, err);
-    } else if ((st = cli_number(a, &CLI_ALPHA, NULL, &rq->alpha, err)) == SD_OK)
-        st = cli_list(a, &RGAMMA, "1:16", gammas, err);
+        st = cli_list(a, &RGAMMA, gammas, err);
+    } else if ((st = cli_number(a, &CLI_ALPHA, &rq->alpha, err)) == SD_OK)
+        st = cli_list(a, &RGAMMA, gammas, err);
     rq->gammas = gammas->v;
     rq->ngammas = gammas->n;
     return st;
@@ -319,8 +303,7 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     }
     if ((st = read_setting(a, &s, &rq, err)) != SD_OK ||
-        (st = cli_list(a, &BATCH, "1,2,4,8,16,32,64,128,256,512,1024", &l[0], err)) != SD_OK ||
-        (st = cli_list(a, &CONTEXT, "4096", &l[1], err)) != SD_OK ||
+        (st = cli_list(a, &BATCH, &l[0], err)) != SD_OK || (st = cli_list(a, &CONTEXT, &l[1], err)) != SD_OK ||
         (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
         goto done;
     if (breakdown) {
@@ -343,38 +326,56 @@ done:
     return cli_finish(st, l, 3, t, out);
 }
 
-static const cli_option roofline_options[] = {
-    { "--target", "NAME", "target model preset (see --list-models)" },
-    { "--draft", "NAME", "draft model preset, or 'same': self-speculation with the target's weights" },
-    { "--hardware", "NAME", "accelerator preset (see --list-hardware)" },
-    { "--alpha", "A", "acceptance rate, in [0, 1]" },
-    { "--acceptance", "A1,...,AG", "per-position acceptance instead of alpha (gamma = 1..G)" },
-    { "--alpha-by-context", "FILE", "TSV of context and alpha, interpolated linearly, instead of --alpha" },
-    { "--batch", "LIST", "sequences decoded together (default 1,2,4,...,1024)" },
-    { "--context", "LIST", "context length S in tokens (default 4096)" },
-    { "--gamma", "LIST", "draft lengths to consider, in [1, 256] (default 1:16)" },
-    { "--granularity", "G", "operator (one roofline per operator, the default) or pass (one per forward pass)" },
-    { "--tp", "N", "tensor-parallel GPUs, in [1, 1024]: weights and KV heads split, two all-reduces a layer (default 1)" },
-    { "--draft-kv-window", "W", "the draft reads at most W cached tokens (StreamingLLM-style; default: all)" },
-    { "--verify-tokens", "T", "tokens verified per sequence per pass, in [1, 4096] (default gamma + 1; tree drafts)" },
-    { "--eta-flops", "X", "fraction of peak FLOP/s reached, in [0.001, 1] (default 0.5)" },
-    { "--eta-bw", "X", "fraction of peak bandwidth reached, in [0.001, 1] (default 0.8)" },
-    { "--overhead", "SEC", "fixed time per forward pass t0, seconds, in [0, 1] (default 2e-5)" },
-    { "--calibration", "FILE", "eta's and t0 per model and hardware from --save-calibration, instead of the three above" },
-    { "--breakdown", NULL, "print one pass's operators (FLOPs, bytes, time, bound) instead" },
-    { "--schedule", NULL, "print the draft length per batch bucket instead" },
-    { "--calibrate", "FILE", "fit eta_F, eta_BW and t0 to measured step times (TSV: model, hardware, batch, context, "
-                             "tokens, seconds[, tp])" },
-    { "--save-calibration", "FILE", "with --calibrate: write the fits where --calibration reads them" },
-    { "--list-models", NULL, "print the model presets" },
-    { "--list-hardware", NULL, "print the hardware presets" },
-    { "--models-file", "FILE", "model presets TSV (default: models.tsv in the data folder)" },
-    { "--hardware-file", "FILE", "hardware presets TSV (default: hardware.tsv in the data folder)" },
-    { NULL, NULL, NULL },
+static const cli_option ROOFLINE_OPTIONS[] = {
+    { .name = "--target", .metavar = "NAME", .help = "target model preset (see --list-models)" },
+    { .name = "--draft", .metavar = "NAME", .help = "draft model preset, or 'same': self-speculation with the target's "
+      "weights" },
+    { .name = "--hardware", .metavar = "NAME", .help = "accelerator preset (see --list-hardware)" },
+    { .name = "--alpha", .metavar = "A", .help = "acceptance rate, in {range}", .domain = &CLI_ALPHA },
+    { .name = "--acceptance", .metavar = "A1,...,AG", .help = "per-position acceptance instead of alpha (gamma = "
+      "1..G)", .domain = &CLI_ACCEPTANCE },
+    { .name = "--alpha-by-context", .metavar = "FILE", .help = "TSV of context and alpha, interpolated linearly, "
+      "instead of --alpha" },
+    { .name = "--batch", .metavar = "LIST", .help = "sequences decoded together (default 1,2,4,...,1024)",
+      .domain = &BATCH, .dflt = "1,2,4,8,16,32,64,128,256,512,1024" },
+    { .name = "--context", .metavar = "LIST", .help = "context length S in tokens (default {default})",
+      .domain = &CONTEXT, .dflt = "4096" },
+    { .name = "--gamma", .metavar = "LIST", .help = "draft lengths to consider, in {range} (default {default})",
+      .domain = &RGAMMA, .dflt = "1:16" },
+    { .name = "--granularity", .metavar = "G", .help = "operator (one roofline per operator) or pass (one per forward "
+      "pass) (default {default})", .lib = CLI_LIB(cost.granularity, CLI_LIB_ENUM), .names = cli_granularity_names },
+    { .name = "--tp", .metavar = "N", .help = "tensor-parallel GPUs, in {range}: weights and KV heads split, two "
+      "all-reduces a layer (default {default})", .domain = &CLI_TP, .lib = CLI_LIB(cost.tp, CLI_LIB_DOUBLE) },
+    { .name = "--draft-kv-window", .metavar = "W", .help = "the draft reads at most W cached tokens (StreamingLLM-"
+      "style; default: all)", .domain = &WINDOW },
+    { .name = "--verify-tokens", .metavar = "T", .help = "tokens verified per sequence per pass, in {range} (default "
+      "gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
+    { .name = "--eta-flops", .metavar = "X", .help = "fraction of peak FLOP/s reached, in {range} (default {default})",
+      .domain = &CLI_ETA_F, .lib = CLI_LIB(cost.eta_flops, CLI_LIB_DOUBLE) },
+    { .name = "--eta-bw", .metavar = "X", .help = "fraction of peak bandwidth reached, in {range} (default {default})",
+      .domain = &CLI_ETA_BW, .lib = CLI_LIB(cost.eta_bw, CLI_LIB_DOUBLE) },
+    { .name = "--overhead", .metavar = "SEC", .help = "fixed time per forward pass t0, seconds, in {range} (default "
+      "{default})", .domain = &CLI_OVERHEAD, .lib = CLI_LIB(cost.overhead, CLI_LIB_DOUBLE) },
+    { .name = "--calibration", .metavar = "FILE", .help = "eta's and t0 per model and hardware from "
+      "--save-calibration, instead of the three above" },
+    { .name = "--breakdown", .help = "print one pass's operators (FLOPs, bytes, time, bound) instead" },
+    { .name = "--schedule", .help = "print the draft length per batch bucket instead" },
+    { .name = "--calibrate", .metavar = "FILE", .help = "fit eta_F, eta_BW and t0 to measured step times (TSV: model, "
+      "hardware, batch, context, tokens, seconds[, tp])" },
+    { .name = "--save-calibration", .metavar = "FILE", .help = "with --calibrate: write the fits where --calibration "
+      "reads them" },
+    { .name = "--list-models", .help = "print the model presets" },
+    { .name = "--list-hardware", .help = "print the hardware presets" },
+    { .name = "--models-file", .metavar = "FILE", .help = "model presets TSV (default: models.tsv in the data folder)" },
+    { .name = "--hardware-file", .metavar = "FILE", .help = "hardware presets TSV (default: hardware.tsv in the data "
+      "folder)" },
+    { .name = NULL },
 };
 
 const cli_command cmd_roofline = {
-    "roofline", "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
-    "the optimal gamma by batch and context under a roofline cost model; the break-even batch",
-    roofline_options, 0, 0, run_roofline, 0, NULL, NULL, 0,
+    .name = "roofline",
+    .synopsis = "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
+    .summary = "the optimal gamma by batch and context under a roofline cost model; the break-even batch",
+    .groups = { ROOFLINE_OPTIONS },
+    .run = run_roofline,
 };

@@ -1,11 +1,9 @@
 /* cmd_validate.c -- `specdec validate`: the theory against the engine. */
+#include "cli.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
-
-static const sd_domain SEED = { "--seed", 0, 9007199254740992.0, 1 };
-static const sd_domain THREADS = { "--threads", 1, 256, 1 };
 
 static const sd_domain ONLY = { "--only", 1, 1000, 1 };
 
@@ -17,9 +15,8 @@ static sd_status run_validate(const cli_args *a, sd_table **out, sd_error *err)
     unsigned *numbers = NULL;
     int passed = 0;
     sd_status st;
-    if ((st = cli_number(a, &SEED, "20261129", &seed, err)) != SD_OK ||
-        (st = cli_number(a, &THREADS, "2", &threads, err)) != SD_OK ||
-        (cli_given(a, "--only") && (st = cli_list(a, &ONLY, NULL, &only, err)) != SD_OK))
+    if ((st = cli_number(a, &CLI_SEED, &seed, err)) != SD_OK || (st = cli_number(a, &CLI_THREADS, &threads, err)) != SD_OK ||
+        (cli_given(a, "--only") && (st = cli_list(a, &ONLY, &only, err)) != SD_OK))
         goto done;
     if (only.n > 0 && (numbers = malloc(only.n * sizeof *numbers)) == NULL) {
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
@@ -61,17 +58,23 @@ static void list_checks(void)
     }
 }
 
-static const cli_option validate_options[] = {
-    { "--quick", NULL, "the make check size: about 10x fewer samples" },
-    { "--seed", "S", "random seed (default 20261129)" },
-    { "--threads", "K", "threads, in [1, 256]; results do not depend on it (default 2)" },
-    { "--only", "LIST", "run only the checks with these numbers (see below), e.g. 3,12 or 4:7" },
-    CLI_SCALE_OPTIONS,
-    { NULL, NULL, NULL },
+static const cli_option VALIDATE_OPTIONS[] = {
+    { .name = "--quick", .help = "the make check size: about 10x fewer samples" },
+    { .name = "--seed", .metavar = "S", .help = "random seed (default {default})", .domain = &CLI_SEED,
+      .lib = CLI_LIB(validate.seed, CLI_LIB_U64) },
+    { .name = "--threads", .metavar = "K", .help = "threads, in {range}; results do not depend on it (default "
+      "{default})", .domain = &CLI_THREADS, .lib = CLI_LIB(validate.threads, CLI_LIB_UINT) },
+    { .name = "--only", .metavar = "LIST", .help = "run only the checks with these numbers (see below), e.g. 3,12 or "
+      "4:7", .domain = &ONLY },
+    { .name = NULL },
 };
 
 const cli_command cmd_validate = {
-    "validate", "validate [--quick] [--only LIST] [--seed S] [--threads K]",
-    "hold every closed form against the rejection sampler; exit 0 iff all pass",
-    validate_options, 0, 0, run_validate, 0, list_checks, NULL, 1,
+    .name = "validate",
+    .synopsis = "validate [--quick] [--only LIST] [--seed S] [--threads K]",
+    .summary = "hold every closed form against the rejection sampler; exit 0 iff all pass",
+    .groups = { VALIDATE_OPTIONS, CLI_SCALE_OPTIONS },
+    .run = run_validate,
+    .more_help = list_checks,
+    .scales = 1,
 };

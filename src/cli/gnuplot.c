@@ -6,6 +6,8 @@
  * titles come from the figure's inputs (and the few numbers the library
  * reports beside the blocks).
  */
+#include "cli.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
+static const char *const IMAGE_FORMATS[] = { [CLI_PNG] = "png", [CLI_SVG] = "svg", NULL };
 
-const char *const CLI_IMAGE_FORMATS[] = { [CLI_PNG] = "png", [CLI_SVG] = "svg", NULL };
+const char *const *cli_image_names(void) { return IMAGE_FORMATS; }
 
 /* What a script writer draws from. */
 typedef struct {

@@ -12,13 +12,21 @@
  * merged counts instead of running it -- so the tables are computed by the
  * very code that computes them unsharded, from the same numbers.
  */
+#include "cli.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+const cli_option CLI_SCALE_OPTIONS[] = {
+    { .name = "--shard", .metavar = "I/N", .help = "run only shard I of N (chunks I-1, I-1+N, ...) and print a partial "
+      "result for merge" },
+    { .name = "--sweep", .metavar = "FILE", .help = "one run per row of a TSV whose columns are options (alpha, gamma, "
+      "...)" },
+    { .name = NULL },
+};
 
 #define SEP '\x1f' /* between a stored invocation's arguments */
 
@@ -297,7 +305,8 @@ static sd_status parse_shard(const char *text, uint32_t *shard, uint32_t *nshard
         return st;
     if (i > n)
         return sd_status_fail(err, SD_EINVAL, "--shard: %s: shard %.0f of %.0f does not exist (1 <= I <= N)", text, i, n);
-    *shard = (uint32_t)i, *nshards = (uint32_t)n;
+    *shard = (uint32_t)i;
+    *nshards = (uint32_t)n;
     return SD_OK;
 }
 
@@ -379,7 +388,8 @@ static sd_status read_parts(const cli_args *a, sd_partial **parts, char ***names
 }
 
 /* The merged context lines back into a job; *cmd from the first "run" line. */
-static sd_status job_from_context(const sd_partial *m, const cli_command **cmd, job *j, sd_error *err)
+static sd_status job_from_context(const cli_command *const *commands, const sd_partial *m, const cli_command **cmd,
+                                  job *j, sd_error *err)
 {
     sd_status st = SD_OK;
     *cmd = NULL;
@@ -397,7 +407,7 @@ static sd_status job_from_context(const sd_partial *m, const cli_command **cmd, 
             return sd_status_fail(err, SD_EINVAL, "merge: the parts hold a context line specdec does not know: %.60s", line);
         const char *name = line + used, *sep = strchr(name, SEP);
         size_t nlen = sep ? (size_t)(sep - name) : strlen(name);
-        const cli_command *c = cli_find_command_n(name, nlen);
+        const cli_command *c = cli_find_command(commands, name, nlen);
         if (c == NULL || (*cmd != NULL && c != *cmd) || !c->scales)
             return sd_status_fail(err, SD_EINVAL, "merge: the parts name a command that cannot be merged: %.*s", (int)nlen,
                                   name);
@@ -420,7 +430,7 @@ static sd_status job_from_context(const sd_partial *m, const cli_command **cmd, 
     return st;
 }
 
-static sd_status run_merge(const cli_args *a, sd_table **out, sd_error *err)
+sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err)
 {
     sd_partial *parts = NULL, merged = { 0 };
     char **names = NULL;
@@ -431,7 +441,7 @@ static sd_status run_merge(const cli_args *a, sd_table **out, sd_error *err)
     *out = NULL;
     if ((st = read_parts(a, &parts, &names, &n, err)) == SD_OK &&
         (st = sd_partial_merge(parts, (const char *const *)names, n, &merged, err)) == SD_OK &&
-        (st = job_from_context(&merged, &cmd, &j, err)) == SD_OK) {
+        (st = job_from_context(a->commands, &merged, &cmd, &j, err)) == SD_OK) {
         replayer r = { &merged, 0 };
         sd_engine_io io = { .replay = replay_run, .arg = &r };
         st = run_job(cmd, &j, 1, 1, &io, out, err);
@@ -452,20 +462,3 @@ static sd_status run_merge(const cli_args *a, sd_table **out, sd_error *err)
     job_free(&j);
     return st;
 }
-
-static void merge_help(void)
-{
-    printf("\nFILE: the partial results of a sharded simulate, policies, sample or validate job,\n"
-           "one or several per file, '-' for standard input.  They must come from one job\n"
-           "(the same command, options, seed and data) with every shard 1..N exactly once;\n"
-           "merge then prints the table the unsharded run prints, bit for bit.\n");
-}
-
-static const cli_option merge_options[] = {
-    { NULL, NULL, NULL },
-};
-
-const cli_command cmd_merge = {
-    "merge", "merge FILE... ", "merge the partial results of a sharded run into the table one run prints",
-    merge_options, 1, CLI_MAX_POSITIONAL, run_merge, 0, merge_help, NULL, 0,
-};

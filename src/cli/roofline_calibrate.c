@@ -1,11 +1,12 @@
-/* calibrate.c -- `specdec roofline --calibrate FILE`: the cost model fitted to measured step times. */
+/* roofline_calibrate.c -- `specdec roofline --calibrate FILE`: the cost model
+ * fitted to measured step times (calibrate.h). */
+#include "cli.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "cli.h"
 
 /* The fits, one row each, as --calibration reads them. */
 static sd_status fits_table(const sd_calibration *f, size_t n, sd_table **out, sd_error *err)
@@ -90,15 +91,10 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
     sd_calibration *fits = NULL;
     double *pred = NULL;
     size_t n = 0, nf = 0;
-    int gran;
     sd_status st;
-    if ((st = cli_choice(a, "--granularity", CLI_GRANULARITIES, "operator", &gran, err)) != SD_OK ||
-        (st = cli_number(a, &CLI_ETA_F, "0.5", &start.eta_flops, err)) != SD_OK ||
-        (st = cli_number(a, &CLI_ETA_BW, "0.8", &start.eta_bw, err)) != SD_OK ||
-        (st = cli_number(a, &CLI_OVERHEAD, "2e-5", &start.overhead, err)) != SD_OK ||
+    if ((st = cli_cost_params(a, 1, &start, err)) != SD_OK ||
         (st = sd_calibrate_load_times(cli_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
         return st;
-    start.granularity = (sd_granularity)gran;
     if ((pred = calloc(n ? n : 1, sizeof *pred)) == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
@@ -108,8 +104,7 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
         char msg[sizeof err->msg]; /* the library's message, with the file */
         snprintf(msg, sizeof msg, "%s", err->msg);
         sd_status_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
-    }
-    else if ((st = rows_table(rows, n, pred, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
+    } else if ((st = rows_table(rows, n, pred, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
         st = save(cli_value(a, "--save-calibration"), fits, nf, err);
     if (st != SD_OK) {
         sd_table_free(*out);

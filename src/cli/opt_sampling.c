@@ -1,29 +1,37 @@
-/* matrix.c -- the options of matrix pairs and sampling settings, shared by
- * overlap and simulate (issue 13). */
+/* opt_sampling.c -- the options of matrix pairs and sampling settings,
+ * shared by overlap and simulate. */
+#include "cli.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-
-/* The lists in cli_sampling order; a draft list's default is NULL (the target's). */
-static const sd_domain DOMAINS[CLI_SAMPLING_LISTS] = {
+/* The lists in cli_sampling order. */
+const sd_domain CLI_SAMPLING_DOMAINS[CLI_SAMPLING_LISTS] = {
     { "--temperature", 0, SD_TEMPERATURE_MAX, 0 },       { "--top-k", 0, SD_VOCAB_MAX, 1 },
     { "--top-p", 0, 1, 0 },                              { "--min-p", 0, 1, 0 },
     { "--draft-temperature", 0, SD_TEMPERATURE_MAX, 0 }, { "--draft-top-k", 0, SD_VOCAB_MAX, 1 },
     { "--draft-top-p", 0, 1, 0 },                        { "--draft-min-p", 0, 1, 0 },
 };
-static const char *const DEFAULTS[4] = { "1", "0", "1", "0" };
+static const sd_domain *const DOMAINS = CLI_SAMPLING_DOMAINS;
 
 const cli_option CLI_SAMPLING_OPTIONS[] = {
-    { "--temperature", "LIST", "sampling temperature, in [0, 1000]; 0 is greedy (default 1)" },
-    { "--top-k", "LIST", "keep the tokens at least as likely as the k-th (ties kept); 0: off (default 0)" },
-    { "--top-p", "LIST", "keep the smallest top set of mass >= P (ties kept), in (0, 1] (default 1: off)" },
-    { "--min-p", "LIST", "keep the tokens with p >= P max p, in [0, 1] (default 0: off)" },
-    { "--draft-temperature", "LIST", "the draft's temperature (default: --temperature)" },
-    { "--draft-top-k", "LIST", "the draft's top-k (default: --top-k)" },
-    { "--draft-top-p", "LIST", "the draft's top-p (default: --top-p)" },
-    { "--draft-min-p", "LIST", "the draft's min-p (default: --min-p)" },
-    { NULL, NULL, NULL },
+    { .name = "--temperature", .metavar = "LIST", .help = "sampling temperature, in {range}; 0 is greedy (default "
+      "{default})", .domain = &CLI_SAMPLING_DOMAINS[0], .lib = CLI_LIB(sampling.temperature, CLI_LIB_DOUBLE) },
+    { .name = "--top-k", .metavar = "LIST", .help = "keep the tokens at least as likely as the k-th (ties kept); 0: off "
+      "(default {default})", .domain = &CLI_SAMPLING_DOMAINS[1], .lib = CLI_LIB(sampling.top_k, CLI_LIB_SIZE) },
+    { .name = "--top-p", .metavar = "LIST", .help = "keep the smallest top set of mass >= P (ties kept), in (0, 1] "
+      "(default {default}: off)", .domain = &CLI_SAMPLING_DOMAINS[2], .lib = CLI_LIB(sampling.top_p, CLI_LIB_DOUBLE) },
+    { .name = "--min-p", .metavar = "LIST", .help = "keep the tokens with p >= P max p, in {range} (default {default}: "
+      "off)", .domain = &CLI_SAMPLING_DOMAINS[3], .lib = CLI_LIB(sampling.min_p, CLI_LIB_DOUBLE) },
+    { .name = "--draft-temperature", .metavar = "LIST", .help = "the draft's temperature (default: --temperature)",
+      .domain = &CLI_SAMPLING_DOMAINS[4] },
+    { .name = "--draft-top-k", .metavar = "LIST", .help = "the draft's top-k (default: --top-k)",
+      .domain = &CLI_SAMPLING_DOMAINS[5] },
+    { .name = "--draft-top-p", .metavar = "LIST", .help = "the draft's top-p (default: --top-p)",
+      .domain = &CLI_SAMPLING_DOMAINS[6] },
+    { .name = "--draft-min-p", .metavar = "LIST", .help = "the draft's min-p (default: --min-p)",
+      .domain = &CLI_SAMPLING_DOMAINS[7] },
+    { .name = NULL },
 };
 
 int cli_sampling_given(const cli_args *a)
@@ -42,7 +50,7 @@ sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err)
         int draft = i >= 4;
         if (draft && !(s->draft_given[i - 4] = cli_given(a, DOMAINS[i].name)))
             continue; /* the target's list serves */
-        st = cli_list(a, &DOMAINS[i], DEFAULTS[i % 4], &s->l[i], err);
+        st = cli_list(a, &DOMAINS[i], &s->l[i], err);
         for (size_t k = 0; st == SD_OK && i % 4 == 2 && k < s->l[i].n; k++)
             if (!(s->l[i].v[k] > 0.0)) /* top-p: (0, 1] */
                 st = sd_status_fail(err, SD_EINVAL, "%s: 0 is outside (0, 1]: top-p keeps at least the most likely token",
@@ -66,9 +74,10 @@ void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_
         x[i] = s->l[i].n ? s->l[i].v[idx % n] : NAN;
         idx /= n;
     }
-    *target = (sd_sampling){ x[0], (size_t)x[1], x[2], x[3] };
-    *draft = (sd_sampling){ s->draft_given[0] ? x[4] : x[0], (size_t)(s->draft_given[1] ? x[5] : x[1]),
-                            s->draft_given[2] ? x[6] : x[2], s->draft_given[3] ? x[7] : x[3] };
+    *target = (sd_sampling){ .temperature = x[0], .top_k = (size_t)x[1], .top_p = x[2], .min_p = x[3] };
+    *draft = (sd_sampling){ .temperature = s->draft_given[0] ? x[4] : x[0],
+                            .top_k = (size_t)(s->draft_given[1] ? x[5] : x[1]),
+                            .top_p = s->draft_given[2] ? x[6] : x[2], .min_p = s->draft_given[3] ? x[7] : x[3] };
 }
 
 void cli_sampling_free(cli_sampling *s)
@@ -82,7 +91,7 @@ sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err)
     int k;
     if (!cli_given(a, "--input"))
         return sd_status_fail(err, SD_EINVAL, "--input is required with .npy files: say whether they hold logits or probs");
-    sd_status st = cli_choice(a, "--input", sd_sampling_input_names(), NULL, &k, err);
+    sd_status st = cli_choice(a, "--input", sd_sampling_input_names(), &k, err);
     *kind = (sd_input)k;
     return st;
 }
