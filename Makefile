@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli test-scale test-install sanitize bench plots deps clean help install uninstall examples
+.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -75,11 +75,23 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: unit, CLI, scale, install and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
-check: test-unit test-cli test-scale test-install test-fuzz
+## check: layout, docs, unit, CLI, scale, install and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
+check: test-layers test-docs test-unit test-cli test-scale test-install test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
 
-## test-unit: the Check runner, one suite per library module
+## test-layers: the include rule of doc/design.md (no include upward, no cycle), and planted violations it must catch
+test-layers: $(SPECDEC) $(LIBSO)
+	@echo "  TEST  layers ($(BUILD))"
+	$(Q)sh tests/layers.sh . $(BUILD)
+	$(Q)sh tests/layers.sh --control .
+
+## test-docs: README.md and doc/ name only options the program has (and a planted one is caught)
+test-docs: $(SPECDEC)
+	@echo "  TEST  docs ($(BUILD))"
+	$(Q)sh tests/docs.sh $(SPECDEC) README.md doc
+	$(Q)sh tests/docs.sh --control $(SPECDEC) README.md doc
+
+## test-unit: the Check runner, one suite per public header
 test-unit: $(TESTS)
 	@echo "  TEST  unit ($(BUILD))"
 	$(Q)$(TESTS)
