@@ -8,8 +8,9 @@ static const struct {
     const char *name;
     double bytes;
 } DTYPES[SD_NDTYPES] = {
-    [SD_FP4] = { "fp4", 0.5 },  [SD_FP8] = { "fp8", 1 },   [SD_INT8] = { "int8", 1 },
-    [SD_BF16] = { "bf16", 2 }, [SD_FP16] = { "fp16", 2 }, [SD_FP32] = { "fp32", 4 },
+    [SD_FP4] = { .name = "fp4", .bytes = 0.5 },   [SD_FP8] = { .name = "fp8", .bytes = 1 },
+    [SD_INT8] = { .name = "int8", .bytes = 1 },   [SD_BF16] = { .name = "bf16", .bytes = 2 },
+    [SD_FP16] = { .name = "fp16", .bytes = 2 },   [SD_FP32] = { .name = "fp32", .bytes = 4 },
 };
 
 const char *sd_dtype_name(sd_dtype t)

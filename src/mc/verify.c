@@ -119,18 +119,22 @@ static void output_argmax(const sd_context *c, size_t n, double *out)
 }
 
 const sd_verifier sd_verifiers[] = {
-    { "adjusted", "accept min(1, p/q), resample norm(max(0, p - q)): lossless", 0, accept_ratio,
-      from_residual, from_p, beta_of, NULL, output_p, output_p },
-    { "target", "the seed's Case 1: resample from p; biased", 0, accept_ratio, from_p, from_p,
-      beta_of, NULL, output_case1, output_p },
-    { "greedy", "temperature 0: argmax drafts kept while they match p's argmax", 1, accept_argmax,
-      argmax_p, argmax_p, argmax_agrees, NULL, output_argmax, output_argmax },
-    { "block", "block verification (Sun et al. 2025): lossless, never fewer tokens than token-wise", 0,
-      accept_ratio, from_residual, from_p, beta_of, block_rule, output_p, output_p },
-    { "deterministic-draft", "vLLM's rule for drafters without probabilities: argmax q drafted, accepted with "
-      "probability p(x), else resampled from p with x removed: lossless", 1, accept_point_mass, from_p_without_draft,
-      from_p, p_of_draft, NULL, output_p, output_p },
-    { NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL },
+    { .name = "adjusted", .summary = "accept min(1, p/q), resample norm(max(0, p - q)): lossless",
+      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of, .output = output_p,
+      .lossless = output_p },
+    { .name = "target", .summary = "the seed's Case 1: resample from p; biased", .accept = accept_ratio,
+      .resample = from_p, .bonus = from_p, .acceptance = beta_of, .output = output_case1, .lossless = output_p },
+    { .name = "greedy", .summary = "temperature 0: argmax drafts kept while they match p's argmax", .greedy = 1,
+      .accept = accept_argmax, .resample = argmax_p, .bonus = argmax_p, .acceptance = argmax_agrees,
+      .output = output_argmax, .lossless = output_argmax },
+    { .name = "block", .summary = "block verification (Sun et al. 2025): lossless, never fewer tokens than token-wise",
+      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of, .block = block_rule,
+      .output = output_p, .lossless = output_p },
+    { .name = "deterministic-draft", .summary = "vLLM's rule for drafters without probabilities: argmax q drafted, "
+      "accepted with probability p(x), else resampled from p with x removed: lossless", .greedy = 1,
+      .accept = accept_point_mass, .resample = from_p_without_draft, .bonus = from_p, .acceptance = p_of_draft,
+      .output = output_p, .lossless = output_p },
+    { .name = NULL },
 };
 
 const sd_verifier *sd_verify_find(const char *name)
