@@ -64,8 +64,10 @@ static void block_iteration(const double *p, const double *q, int weighted, doub
             double r[BV], tot = 0.0, wt = w * pt[tau], *row = it + (tau + 1) * (BG + 1) * BV;
             for (int j = 0; j < tau; j++)
                 row[j * BV + x[j]] += wt;
-            for (int t = 0; t < BV; t++)
-                tot += (r[t] = tau == BG ? p[t] : fmax((weighted ? P[tau] : 1.0) * p[t] - q[t], 0.0));
+            for (int t = 0; t < BV; t++) {
+                r[t] = tau == BG ? p[t] : fmax((weighted ? P[tau] : 1.0) * p[t] - q[t], 0.0);
+                tot += r[t];
+            }
             for (int t = 0; t < BV; t++) /* an empty residual falls back to p, as the rule does */
                 row[tau * BV + t] += tot > 0.0 ? wt * r[t] / tot : wt * p[t];
         }
