@@ -38,7 +38,7 @@ typedef struct {
     const sd_engine_io *io;   /* every engine run's record or replay hooks (engine.h), or NULL */
 } sd_validate_config;
 
-/* The defaults: the full size, seed 20261129, two threads, every check.
+/* The defaults: the full size, seed SD_RNG_DEFAULT_SEED (rng.h), two threads, every check.
  * Never fails. */
 SD_API sd_validate_config sd_validate_defaults(void);
 
