@@ -50,7 +50,7 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 LIB_LAYERS := common io theory random cost model mc counters report
 LIB_SRC  := $(foreach l,$(LIB_LAYERS),$(wildcard src/$(l)/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
-TEST_SRC := $(wildcard tests/*.c)
+TEST_SRC := $(wildcard tests/*.c tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
 CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/cli/%.o)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)

@@ -1,0 +1,60 @@
+/* testutil.h -- shared helpers for the Check suites. */
+#ifndef SPECDEC_TESTUTIL_H
+#define SPECDEC_TESTUTIL_H
+
+#include <check.h>
+#include <math.h>
+
+/* |x - y| <= tol * max(|x|, |y|): ck_assert_double_eq_tol is absolute only. */
+#define ck_assert_rel(x, y, tol)                                                            \
+    do {                                                                                    \
+        double ck_x_ = (x), ck_y_ = (y), ck_t_ = (tol);                                     \
+        double ck_s_ = fmax(fabs(ck_x_), fabs(ck_y_));                                      \
+        ck_assert_msg(fabs(ck_x_ - ck_y_) <= ck_t_ * ck_s_,                                 \
+                      "%s = %.17g and %s = %.17g differ by %.3g relative (tolerance %.3g)", \
+                      #x, ck_x_, #y, ck_y_, ck_s_ > 0 ? fabs(ck_x_ - ck_y_) / ck_s_ : 0.0,  \
+                      ck_t_);                                                               \
+    } while (0)
+
+/* The suites, one per library module. */
+Suite *theory_suite(void);
+Suite *parse_suite(void);
+Suite *dist_suite(void);
+Suite *format_suite(void);
+Suite *rng_suite(void);
+Suite *verify_suite(void);
+Suite *synth_suite(void);
+Suite *engine_suite(void);
+Suite *validate_suite(void);
+Suite *figure_suite(void);
+Suite *cost_suite(void);
+Suite *fit_suite(void);
+Suite *partial_suite(void);
+Suite *counters_suite(void);
+Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
+Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
+
+/* The path of data file name through the library's resolver (data.h), so
+ * that the runner works from any folder; fails the test when not found.
+ * Valid until the next call. */
+const char *data_path(const char *name);
+
+/* The path of tests/fixtures/NAME in the source tree that holds the
+ * running test program (found through /proc/self/exe, so from any working
+ * folder); fails the test when not found.  Valid until the next call. */
+const char *fixture_path(const char *name);
+
+/* A path for a scratch file holding text; the caller unlinks it. */
+const char *write_temp(const char *text);
+
+/* A scripted generator: gsl_rng_get returns words[0], words[1], ... in
+ * turn (cycling after n), so a test can hand a sampler exact 32-bit draws
+ * and count how many it took.  gsl_rng_alloc(script_type()); then
+ * script_load. */
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+const gsl_rng_type *script_type(void);
+void script_load(gsl_rng *r, const uint32_t *words, size_t n);
+size_t script_used(const gsl_rng *r); /* draws since script_load */
+
+#endif
