@@ -16,23 +16,26 @@
                       ck_t_);                                                               \
     } while (0)
 
-/* The suites, one per library module. */
-Suite *theory_suite(void);
+/* The suites, one per public header (include/specdec/NAME.h: NAME_suite in
+ * tests/unit/test_NAME.c), by layer. */
 Suite *parse_suite(void);
-Suite *dist_suite(void);
 Suite *format_suite(void);
+Suite *table_suite(void);
+Suite *tsv_suite(void);
+Suite *theory_suite(void);
+Suite *dist_suite(void);
+Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
 Suite *rng_suite(void);
-Suite *verify_suite(void);
-Suite *synth_suite(void);
-Suite *engine_suite(void);
-Suite *validate_suite(void);
-Suite *figure_suite(void);
 Suite *cost_suite(void);
-Suite *fit_suite(void);
+Suite *synth_suite(void);
+Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
+Suite *verify_suite(void);
+Suite *engine_suite(void);
 Suite *partial_suite(void);
 Suite *counters_suite(void);
-Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
-Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
+Suite *fit_suite(void);
+Suite *figure_suite(void);
+Suite *validate_suite(void);
 
 /* The path of data file name through the library's resolver (data.h), so
  * that the runner works from any folder; fails the test when not found.

@@ -1,4 +1,4 @@
-/* test_format.c -- the table type and its five renderers. */
+/* test_format.c -- the five renderers of a table (format.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,21 +98,6 @@ START_TEST(readable_rounding)
 }
 END_TEST
 
-START_TEST(nan_is_refused)
-{
-    static const char *const cols[] = { "a", "b" };
-    sd_table *t = sd_table_alloc(2, cols);
-    const sd_cell row[] = { sd_real(1.0), sd_real(NAN) };
-    sd_error err;
-    ck_assert_int_eq(sd_table_add(t, row, &err), SD_EFAIL);
-    ck_assert_str_eq(err.msg, "internal error: NaN in column b");
-    ck_assert_uint_eq(sd_table_nrows(t), 0);
-    ck_assert_uint_eq(sd_table_find(t, "b"), 1);
-    ck_assert_uint_eq(sd_table_find(t, "zz"), (size_t)-1);
-    sd_table_free(t);
-}
-END_TEST
-
 /* Issue 10: text cells were cut at 511 bytes, splitting a UTF-8 character;
  * every format now prints them whole. */
 START_TEST(long_text_cells_are_whole)
@@ -155,7 +140,6 @@ Suite *format_suite(void)
     tcase_add_test(tc, json_nulls_and_escapes);
     tcase_add_test(tc, text_and_markdown_readable);
     tcase_add_test(tc, readable_rounding);
-    tcase_add_test(tc, nan_is_refused);
     tcase_add_test(tc, format_names);
     tcase_add_test(tc, long_text_cells_are_whole);
     suite_add_tcase(s, tc);
