@@ -1,15 +1,19 @@
 /* test_theory.c -- closed forms against the seed's numbers, identities,
- * a 113-bit brute-force reference, brute-force optima and a GSL minimiser. */
+ * a 113-bit brute-force reference, brute-force optima and a GSL minimiser;
+ * the shipped data files at their published rounding. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
 #include <gsl/gsl_rng.h>
 
-#include "testutil.h"
 #include "specdec/theory.h"
+#include "specdec/tsv.h"
+#include "testutil.h"
 
 /* ---- reference: E(N) = sum_{j=0..gamma} alpha^j by plain summation in
  * binary128 (113-bit significand): 10^7 terms lose at most ~1e-27. */
@@ -493,6 +497,44 @@ START_TEST(metrics_round_trip)
 }
 END_TEST
 
+/* ---- the shipped data, at the published rounding ----------------------------- */
+
+/* Decimals written in a number like "3.69". */
+static int decimals_of(const char *s)
+{
+    const char *dot = strchr(s, '.');
+    return dot ? (int)strlen(dot + 1) : 0;
+}
+
+static void check_reported(const char *path)
+{
+    sd_tsv t;
+    ck_assert_int_eq(sd_tsv_load(path, 1, 1000, &t, NULL), SD_OK);
+    size_t a = sd_tsv_column(&t, "alpha"), c = sd_tsv_column(&t, "cost"), g = sd_tsv_column(&t, "gamma"),
+           r = sd_tsv_column(&t, "reported");
+    ck_assert(a != (size_t)-1 && c != (size_t)-1 && g != (size_t)-1 && r != (size_t)-1);
+    ck_assert_uint_gt(t.nrows, 0);
+    for (size_t i = 0; i < t.nrows; i++) {
+        double f = sd_theory_improvement(strtod(t.row[i].field[a], NULL), strtod(t.row[i].field[g], NULL),
+                                         strtod(t.row[i].field[c], NULL));
+        char rounded[32];
+        snprintf(rounded, sizeof rounded, "%.*f", decimals_of(t.row[i].field[r]), f);
+        ck_assert_msg(strcmp(rounded, t.row[i].field[r]) == 0, "%s:%zu: eq. (10) gives %s, published %s", path,
+                      t.row[i].line, rounded, t.row[i].field[r]);
+    }
+    sd_tsv_free(&t);
+}
+
+START_TEST(shipped_scenarios_reproduce_published_numbers)
+{
+    check_reported(data_path("seed-table.tsv"));
+    check_reported(data_path("leviathan2023.tsv"));
+    char flop[16]; /* Table 1's FLOP factor */
+    snprintf(flop, sizeof flop, "%.2f", sd_theory_flop_factor(0.8, 5, 0));
+    ck_assert_str_eq(flop, "1.63");
+}
+END_TEST
+
 Suite *theory_suite(void)
 {
     Suite *s = suite_create("theory");
@@ -523,5 +565,9 @@ Suite *theory_suite(void)
     tcase_add_test(dep, markov_large_gamma);
     tcase_add_test(dep, metrics_round_trip);
     suite_add_tcase(s, dep);
+    TCase *pub = tcase_create("published numbers");
+    tcase_set_timeout(pub, 120);
+    tcase_add_test(pub, shipped_scenarios_reproduce_published_numbers);
+    suite_add_tcase(s, pub);
     return s;
 }

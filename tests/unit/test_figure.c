@@ -1,7 +1,6 @@
 /* test_figure.c -- the figures' data against the theory, the engine and the
- * cost model; the figure table; errors naming parameters; the shipped data
- * files at their published rounding.  (The gnuplot scripts are the
- * program's: tests/cli.sh checks them.) */
+ * cost model; the figure table; errors naming parameters.  (The gnuplot
+ * scripts are the program's: tests/cli.sh checks them.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include "specdec/figure.h"
 #include "specdec/fit.h"
 #include "specdec/parse.h"
-#include "specdec/tsv.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -526,44 +524,6 @@ START_TEST(only_the_table_s_figures_are_computed)
 }
 END_TEST
 
-/* ---- the shipped data, at the published rounding ----------------------------- */
-
-/* Decimals written in a number like "3.69". */
-static int decimals_of(const char *s)
-{
-    const char *dot = strchr(s, '.');
-    return dot ? (int)strlen(dot + 1) : 0;
-}
-
-static void check_reported(const char *path)
-{
-    sd_tsv t;
-    ck_assert_int_eq(sd_tsv_load(path, 1, 1000, &t, NULL), SD_OK);
-    size_t a = sd_tsv_column(&t, "alpha"), c = sd_tsv_column(&t, "cost"), g = sd_tsv_column(&t, "gamma"),
-           r = sd_tsv_column(&t, "reported");
-    ck_assert(a != (size_t)-1 && c != (size_t)-1 && g != (size_t)-1 && r != (size_t)-1);
-    ck_assert_uint_gt(t.nrows, 0);
-    for (size_t i = 0; i < t.nrows; i++) {
-        double f = sd_theory_improvement(strtod(t.row[i].field[a], NULL), strtod(t.row[i].field[g], NULL),
-                                         strtod(t.row[i].field[c], NULL));
-        char rounded[32];
-        snprintf(rounded, sizeof rounded, "%.*f", decimals_of(t.row[i].field[r]), f);
-        ck_assert_msg(strcmp(rounded, t.row[i].field[r]) == 0, "%s:%zu: eq. (10) gives %s, published %s", path,
-                      t.row[i].line, rounded, t.row[i].field[r]);
-    }
-    sd_tsv_free(&t);
-}
-
-START_TEST(shipped_scenarios_reproduce_published_numbers)
-{
-    check_reported(data_path("seed-table.tsv"));
-    check_reported(data_path("leviathan2023.tsv"));
-    char flop[16]; /* Table 1's FLOP factor */
-    snprintf(flop, sizeof flop, "%.2f", sd_theory_flop_factor(0.8, 5, 0));
-    ck_assert_str_eq(flop, "1.63");
-}
-END_TEST
-
 Suite *figure_suite(void)
 {
     Suite *s = suite_create("figure");
@@ -583,7 +543,6 @@ Suite *figure_suite(void)
     tcase_add_test(tc, errors_name_the_parameter);
     tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
     tcase_add_test(tc, only_the_table_s_figures_are_computed);
-    tcase_add_test(tc, shipped_scenarios_reproduce_published_numbers);
     suite_add_tcase(s, tc);
     return s;
 }
