@@ -23,6 +23,7 @@ Suite *format_suite(void);
 Suite *table_suite(void);
 Suite *tsv_suite(void);
 Suite *theory_suite(void);
+Suite *cdf_suite(void);
 Suite *dist_suite(void);
 Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
 Suite *rng_suite(void);
