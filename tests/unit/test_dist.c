@@ -147,6 +147,14 @@ START_TEST(multi_draft_acceptance)
 }
 END_TEST
 
+START_TEST(point_acceptance)
+{
+    /* q ties for its maximum: the tied token p ranks first */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 0.1, 0.6, 0.3 }, (const double[]){ 0.4, 0.4, 0.2 }, 3),
+                        0.6);
+}
+END_TEST
+
 Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -158,6 +166,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, files_rejected);
     tcase_add_test(tc, vocabularies_must_match);
     tcase_add_test(tc, multi_draft_acceptance);
+    tcase_add_test(tc, point_acceptance);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -11,7 +11,10 @@
 #include "specdec/cost.h"
 #include "specdec/figure.h"
 #include "specdec/fit.h"
+#include "specdec/npy.h"
 #include "specdec/parse.h"
+#include "specdec/sampling.h"
+#include "specdec/table.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -524,6 +527,40 @@ START_TEST(only_the_table_s_figures_are_computed)
 }
 END_TEST
 
+/* The alpha-temperature figure from a user's pair: 41 temperatures; at T = 0 both rules
+ * accept exactly when the argmaxes agree; at T = 1 the means are sd_sampling_rows'. */
+START_TEST(alpha_temperature_figure_from_a_pair)
+{
+    double pv[] = { 0.0, 1.0, 2.385, 0.5, 3.0, -1.0, 0.2, 0.1, 0.0 };
+    double qv[] = { 0.3, 1.0, 1.5, 2.0, 0.0, -2.0, 0.0, 0.0, 0.0 };
+    char pp[64], qp[64];
+    snprintf(pp, sizeof pp, "/tmp/specdec-test-%ld-p.npy", (long)getpid());
+    snprintf(qp, sizeof qp, "/tmp/specdec-test-%ld-q.npy", (long)getpid());
+    ck_assert_int_eq(sd_npy_save(pp, pv, 3, 3, NULL), SD_OK);
+    ck_assert_int_eq(sd_npy_save(qp, qv, 3, 3, NULL), SD_OK);
+    sd_figure_input in = { .threads = 1, .p_npy = pp, .q_npy = qp };
+    sd_figure_data d;
+    sd_error err;
+    ck_assert_msg(sd_figure_compute(sd_figure_find("alpha-temperature"), &in, &d, &err) == SD_OK, "%s", err.msg);
+    ck_assert_uint_eq(d.nblocks, 1);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 41);
+    /* T = 0: row 0's argmaxes agree (2, 2), row 1's do not (1, 0), row 2's do (0, and q's tie: the lowest id) */
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 0, 1)->v.r, 2.0 / 3, 1e-15);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 0, 4)->v.r, 2.0 / 3, 1e-15);
+    sd_npy p = { 3, 3, 2, pv }, q = { 3, 3, 2, qv };
+    sd_sampling s = sd_sampling_defaults();
+    double beta[3], dd[3];
+    ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q, SD_INPUT_LOGITS, s, s, "p", "q" }, beta, dd, NULL), SD_OK);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 0)->v.r, 1.0, 1e-12);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 1)->v.r, (beta[0] + beta[1] + beta[2]) / 3, 1e-12);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 4)->v.r, (dd[0] + dd[1] + dd[2]) / 3, 1e-12);
+    sd_figure_data_free(&d);
+    in.q_npy = NULL;
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("alpha-temperature"), &in, &d, &err), SD_EINVAL);
+    unlink(pp), unlink(qp);
+}
+END_TEST
+
 Suite *figure_suite(void)
 {
     Suite *s = suite_create("figure");
@@ -544,5 +581,8 @@ Suite *figure_suite(void)
     tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
     tcase_add_test(tc, only_the_table_s_figures_are_computed);
     suite_add_tcase(s, tc);
+    TCase *pair = tcase_create("from a matrix pair");
+    tcase_add_test(pair, alpha_temperature_figure_from_a_pair);
+    suite_add_tcase(s, pair);
     return s;
 }

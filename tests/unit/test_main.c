@@ -57,7 +57,7 @@ int main(void)
     Suite *(*const suites[])(void) = {
         parse_suite, format_suite, table_suite, tsv_suite,               /* io */
         theory_suite,                                                    /* theory */
-        cdf_suite, dist_suite, npy_suite, rng_suite,                     /* random */
+        cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
         cost_suite,                                                      /* cost */
         synth_suite, ngram_suite,                                        /* model */
         verify_suite, engine_suite, partial_suite,                       /* mc */

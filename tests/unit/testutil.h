@@ -25,7 +25,8 @@ Suite *tsv_suite(void);
 Suite *theory_suite(void);
 Suite *cdf_suite(void);
 Suite *dist_suite(void);
-Suite *npy_suite(void);   /* issue 13: .npy input, sampling transforms */
+Suite *npy_suite(void);      /* issue 13: .npy input */
+Suite *sampling_suite(void); /* issue 13: sampling transforms */
 Suite *rng_suite(void);
 Suite *cost_suite(void);
 Suite *synth_suite(void);
