@@ -4,10 +4,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_interp.h>
 #include <gsl/gsl_rng.h>
 
 #include "specdec/cdf.h"
+#include "specdec/gof.h"
 #include "specdec/rng.h"
 #include "testutil.h"
 
@@ -81,11 +83,52 @@ START_TEST(sampler_is_exact_inversion)
 }
 END_TEST
 
+START_TEST(cdf_never_draws_zero_weight)
+{
+    const double w[] = { 0.0, 0.25, 0.0, 0.0, 0.5, 0.25, 0.0 };
+    sd_cdf c;
+    ck_assert_int_eq(sd_cdf_init(&c, w, 7, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(3, 0);
+    uint64_t counts[7] = { 0 };
+    enum { DRAWS = 400000 };
+    for (int i = 0; i < DRAWS; i++)
+        counts[sd_cdf_sample(&c, r)]++;
+    ck_assert_uint_eq(counts[0] + counts[2] + counts[3] + counts[6], 0);
+    double stat = 0, dof = 0;
+    sd_gof_chisq(counts, w, 7, &stat, &dof);
+    ck_assert_double_eq(dof, 2);
+    ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) > 1e-7, "chi-square %g", stat);
+    /* negative control: the same counts against weights off by 0.01 are caught */
+    const double off[] = { 0.0, 0.26, 0.0, 0.0, 0.49, 0.25, 0.0 };
+    double cstat = 0, cdof = 0;
+    sd_gof_chisq(counts, off, 7, &cstat, &cdof);
+    ck_assert_msg(gsl_cdf_chisq_Q(cstat, cdof) < 1e-7, "control not caught: chi-square %g", cstat);
+    sd_cdf_free(&c);
+    gsl_rng_free(r);
+
+    const double one[] = { 1.0 };
+    ck_assert_int_eq(sd_cdf_init(&c, one, 1, NULL), SD_OK);
+    r = sd_rng_stream(3, 1);
+    for (int i = 0; i < 1000; i++)
+        ck_assert_uint_eq(sd_cdf_sample(&c, r), 0);
+    sd_cdf_free(&c);
+    gsl_rng_free(r);
+
+    const double bad1[] = { 0.5, NAN }, bad2[] = { 0.5, -0.1 }, bad3[] = { 0.5, INFINITY }, zero[] = { 0, 0 };
+    ck_assert_int_eq(sd_cdf_init(&c, bad1, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, bad2, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, bad3, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, zero, 2, NULL), SD_EINVAL);
+    ck_assert_int_eq(sd_cdf_init(&c, zero, 0, NULL), SD_EINVAL);
+}
+END_TEST
+
 Suite *cdf_suite(void)
 {
     Suite *s = suite_create("cdf");
     TCase *tc = tcase_create("cdf");
     tcase_set_timeout(tc, 60); /* the exactness test makes ~10^5 scripted draws: seconds under ASan on a busy machine */
+    tcase_add_test(tc, cdf_never_draws_zero_weight);
     tcase_add_test(tc, sampler_is_exact_inversion);
     suite_add_tcase(s, tc);
     return s;

@@ -59,7 +59,7 @@ int main(void)
         theory_suite,                                                    /* theory */
         cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
         cost_suite,                                                      /* cost */
-        synth_suite, ngram_suite,                                        /* model */
+        model_suite, ngram_suite, synth_suite,                           /* model */
         verify_suite, engine_suite, partial_suite,                       /* mc */
         counters_suite, fit_suite,                                       /* counters */
         figure_suite, validate_suite,                                    /* report */

@@ -29,6 +29,7 @@ Suite *npy_suite(void);      /* issue 13: .npy input */
 Suite *sampling_suite(void); /* issue 13: sampling transforms */
 Suite *rng_suite(void);
 Suite *cost_suite(void);
+Suite *model_suite(void);
 Suite *synth_suite(void);
 Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
 Suite *verify_suite(void);
