@@ -49,6 +49,20 @@ const char *write_temp(const char *text)
     return path;
 }
 
+/* Three tokens, five contexts; each context's acceptance is 0.55 (constant)
+ * or drawn from Beta(11, 9) (beta). */
+sd_model *small_model_in(sd_regime regime)
+{
+    sd_synth_config c = { .family = SD_FAMILY_DIRICHLET, .vocab = 3, .zipf_s = 1.5, .kappa = 1.0, .temperature = 1.0,
+        .calibrated = 1, .alpha = 0.55, .regime = regime, .concentration = 20, .alpha_easy = 0.95,
+        .alpha_hard = 0.3, .stay = 0.9, .contexts = 5, .history = 1, .seed = 77, .threads = 1 };
+    sd_model *m;
+    ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
+    return m;
+}
+
+sd_model *small_model(void) { return small_model_in(SD_REGIME_CONSTANT); }
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -60,9 +74,9 @@ int main(void)
         cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
         cost_suite,                                                      /* cost */
         model_suite, ngram_suite, synth_suite,                           /* model */
-        verify_suite, engine_suite, partial_suite,                       /* mc */
+        engine_suite, gof_suite, partial_suite, step_suite, verify_suite, /* mc */
         counters_suite, fit_suite,                                       /* counters */
-        figure_suite, validate_suite,                                    /* report */
+        figure_suite, policies_suite, validate_suite,                    /* report */
     };
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof suites / sizeof suites[0]; i++)

@@ -32,12 +32,15 @@ Suite *cost_suite(void);
 Suite *model_suite(void);
 Suite *synth_suite(void);
 Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
-Suite *verify_suite(void);
 Suite *engine_suite(void);
+Suite *gof_suite(void);
 Suite *partial_suite(void);
+Suite *step_suite(void);
+Suite *verify_suite(void);
 Suite *counters_suite(void);
 Suite *fit_suite(void);
 Suite *figure_suite(void);
+Suite *policies_suite(void);
 Suite *validate_suite(void);
 
 /* The path of data file name through the library's resolver (data.h), so
@@ -62,5 +65,13 @@ const char *write_temp(const char *text);
 const gsl_rng_type *script_type(void);
 void script_load(gsl_rng *r, const uint32_t *words, size_t n);
 size_t script_used(const gsl_rng *r); /* draws since script_load */
+
+/* Three tokens, five contexts, history 1, seed 77: each context's
+ * acceptance is 0.55 (SD_REGIME_CONSTANT: small_model) or drawn from
+ * Beta(11, 9) (SD_REGIME_BETA); for exact distributions by enumeration.
+ * The caller frees it with sd_model_free. */
+#include "specdec/synth.h"
+sd_model *small_model_in(sd_regime regime);
+sd_model *small_model(void);
 
 #endif
