@@ -1,6 +1,7 @@
 /* test_engine.c -- the engine (engine.h) against exact distributions on
  * small vocabularies, the policies, determinism across threads, degenerate
- * models and a broken rule. */
+ * models, a broken rule, and on the n-gram pair its acceptance along the
+ * path and its output at a context. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -12,10 +13,13 @@
 #include "specdec/engine.h"
 #include "specdec/gof.h"
 #include "specdec/model.h"
+#include "specdec/ngram.h"
 #include "specdec/synth.h"
 #include "specdec/theory.h"
 #include "specdec/verify.h"
 #include "testutil.h"
+
+static const char *const GPL = SD_NGRAM_DEFAULT_CORPUS; /* every Debian system has it */
 
 enum { V = 3, G = 2 }; /* small_model's vocabulary (testutil.h); drafts per iteration */
 
@@ -321,6 +325,66 @@ START_TEST(broken_rule_fails_instead_of_hanging)
 }
 END_TEST
 
+/* With the oracle policy every emitted token's context is verified, so the measured
+ * acceptance along the generated path must equal the mean exact beta of the contexts
+ * visited (alpha_hat) within 6 SE (the Bernoulli bound sqrt(a(1 - a)/n), conservative for
+ * independent trials of varying beta).  Control: the bank's unweighted mean beta, the
+ * i.i.d. reading of the contexts, is rejected. */
+START_TEST(path_acceptance_is_mean_beta_of_visited_contexts)
+{
+    sd_model *m;
+    ck_assert_int_eq(sd_ngram_load(GPL, &(sd_ngram_config){ .order = 5, .draft_order = 2, .target = NULL, .draft = NULL }, &m, NULL), SD_OK);
+    sd_engine_config ec = sd_engine_defaults();
+    ec.model = m, ec.verifier = sd_verify_find("adjusted"), ec.policy = SD_POLICY_ORACLE, ec.tokens = 300000;
+    ec.threads = 2, ec.seed = 17;
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    double n = (double)s.verified, rate = (double)s.accepted / n, a = s.alpha_hat;
+    double se = sqrt(a * (1 - a) / n), bank = sd_verify_mean_acceptance(ec.verifier, m);
+    ck_assert_msg(fabs(rate - a) <= 6 * se, "rate %.6f, alpha_hat %.6f, se %.2g", rate, a, se);
+    ck_assert_msg(fabs(rate - bank) > 6 * se, "control missed: bank mean %.6f", bank);
+    sd_engine_stats_free(&s);
+    /* the same for deterministic-draft: acceptance p(argmax q) */
+    ec.verifier = sd_verify_find("deterministic-draft");
+    ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+    n = (double)s.verified, rate = (double)s.accepted / n, a = s.alpha_hat, se = sqrt(a * (1 - a) / n);
+    ck_assert_msg(fabs(rate - a) <= 6 * se, "rate %.6f, alpha_hat %.6f, se %.2g", rate, a, se);
+    sd_engine_stats_free(&s);
+    sd_model_free(m);
+}
+END_TEST
+
+/* Output = p at the most visited context (chi-square, p-value >= 1e-6), for the adjusted
+ * and deterministic-draft rules; control: the biased target rule is rejected there. */
+START_TEST(output_is_p_at_a_fixed_context)
+{
+    sd_model *m;
+    ck_assert_int_eq(sd_ngram_load(GPL, &(sd_ngram_config){ .order = 4, .draft_order = 2, .target = NULL, .draft = NULL }, &m, NULL), SD_OK);
+    const char *rules[] = { "adjusted", "deterministic-draft", "target" };
+    size_t v = sd_model_vocab(m);
+    for (int k = 0; k < 3; k++) {
+        sd_engine_config ec = sd_engine_defaults();
+        ec.model = m, ec.verifier = sd_verify_find(rules[k]), ec.gamma = 3, ec.tokens = 1000000, ec.threads = 2;
+        sd_engine_stats s;
+        ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
+        size_t best = 0;
+        for (size_t c = 1; c < s.contexts; c++)
+            if (s.ctx_tokens[c] > s.ctx_tokens[best])
+                best = c;
+        double stat = 0, dof = 0, pv;
+        sd_gof_chisq(s.out_counts + best * v, sd_model_context(m, best)->p, v, &stat, &dof);
+        pv = isinf(stat) ? 0.0 : gsl_cdf_chisq_Q(stat, dof);
+        if (k < 2)
+            ck_assert_msg(pv >= 1e-6, "%s: chi-square %g on %g dof at context %zu (%llu tokens)", rules[k], stat, dof,
+                          best, (unsigned long long)s.ctx_tokens[best]);
+        else
+            ck_assert_msg(pv < 1e-6, "control missed: target passes with chi-square %g on %g dof", stat, dof);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -335,6 +399,11 @@ Suite *engine_suite(void)
     tcase_add_test(tc, adaptive_policies);
     tcase_add_test(tc, broken_rule_fails_instead_of_hanging);
     suite_add_tcase(s, tc);
+    TCase *ng = tcase_create("n-gram pair");
+    tcase_set_timeout(ng, 120);
+    tcase_add_test(ng, path_acceptance_is_mean_beta_of_visited_contexts);
+    tcase_add_test(ng, output_is_p_at_a_fixed_context);
+    suite_add_tcase(s, ng);
     return s;
 }
 

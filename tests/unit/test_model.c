@@ -2,6 +2,7 @@
  * their errors, and prefixes summarised by their last tokens. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -59,6 +60,22 @@ START_TEST(prefix_is_its_last_tokens)
 }
 END_TEST
 
+/* A model from matrix rows (from the ngram suite's markov_fit_and_rows_model). */
+START_TEST(rows_model)
+{
+    /* a model from matrix rows: each row is a context, rows selected by the history hash */
+    const double p[] = { 0.5, 0.5, 0.9, 0.1 }, q[] = { 0.5, 0.5, 0.1, 0.9 }, bad[] = { 0.5, 0.5, 0.9, 0.2 };
+    sd_model *m;
+    sd_error err;
+    ck_assert_int_eq(sd_model_rows(&(sd_model_rows_request){ .p = p, .q = q, .rows = 2, .vocab = 2, .history = 1, .seed = 3 }, &m, &err), SD_OK);
+    ck_assert_uint_eq(sd_model_contexts(m), 2);
+    ck_assert_double_eq_tol(sd_model_context(m, 1)->beta, 0.2, 1e-15);
+    sd_model_free(m);
+    ck_assert_int_eq(sd_model_rows(&(sd_model_rows_request){ .p = bad, .q = q, .rows = 2, .vocab = 2, .history = 1, .seed = 3 }, &m, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "p row 1: ", 9) == 0, "%s", err.msg);
+}
+END_TEST
+
 Suite *model_suite(void)
 {
     Suite *s = suite_create("model");
@@ -66,9 +83,10 @@ Suite *model_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, invalid_distributions_rejected);
     suite_add_tcase(s, tc);
-    TCase *pre = tcase_create("prefixes");
+    TCase *pre = tcase_create("rows and prefixes");
     tcase_set_timeout(pre, 120);
     tcase_add_test(pre, prefix_is_its_last_tokens);
+    tcase_add_test(pre, rows_model);
     suite_add_tcase(s, pre);
     return s;
 }

@@ -497,6 +497,21 @@ START_TEST(metrics_round_trip)
 }
 END_TEST
 
+/* A two-state Markov acceptance fitted to a sequence by hand (from the ngram
+ * suite's markov_fit_and_rows_model). */
+START_TEST(markov_fit)
+{
+    const double a[] = { 0.9, 0.95, 0.9, 0.2, 0.3, 0.2, 0.9, 0.95 };
+    sd_markov k = sd_theory_markov_fit(a, 8); /* hard: the 4 smallest, 0.2, 0.3, 0.2 and one of the 0.9s */
+    ck_assert_double_eq_tol(k.a_easy, (0.9 + 0.9 + 0.95 + 0.95) / 4, 1e-15);
+    ck_assert_double_eq_tol(k.a_hard, (0.9 + 0.2 + 0.3 + 0.2) / 4, 1e-15);
+    /* H E E H H H E E, E E H H H H E E or E E E H H H H E: 4 or 5 of 7 neighbours alike */
+    ck_assert_msg(fabs(k.stay - 4.0 / 7) < 1e-15 || fabs(k.stay - 5.0 / 7) < 1e-15, "stay %g", k.stay);
+    k = sd_theory_markov_fit((const double[]){ 0.75, 0.75, 0.75 }, 3); /* all tied: the states are alike */
+    ck_assert(k.a_easy == 0.75 && k.a_hard == 0.75 && k.stay >= 0.0 && k.stay < 1.0);
+}
+END_TEST
+
 /* ---- the shipped data, at the published rounding ----------------------------- */
 
 /* Decimals written in a number like "3.69". */
@@ -564,6 +579,7 @@ Suite *theory_suite(void)
     tcase_add_test(dep, markov_transfer_matrix);
     tcase_add_test(dep, markov_large_gamma);
     tcase_add_test(dep, metrics_round_trip);
+    tcase_add_test(dep, markov_fit);
     suite_add_tcase(s, dep);
     TCase *pub = tcase_create("published numbers");
     tcase_set_timeout(pub, 120);
