@@ -63,6 +63,11 @@ sd_model *small_model_in(sd_regime regime)
 
 sd_model *small_model(void) { return small_model_in(SD_REGIME_CONSTANT); }
 
+sd_status record_partial(void *arg, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err)
+{
+    return sd_partial_add_run(arg, fingerprint, s, err);
+}
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -74,7 +79,8 @@ int main(void)
         cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
         cost_suite,                                                      /* cost */
         model_suite, ngram_suite, synth_suite,                           /* model */
-        engine_suite, gof_suite, partial_suite, step_suite, verify_suite, /* mc */
+        engine_suite, gof_suite, partial_suite, sample_suite, step_suite,  /* mc */
+        verify_suite,
         counters_suite, fit_suite,                                       /* counters */
         figure_suite, policies_suite, validate_suite,                    /* report */
     };

@@ -35,6 +35,7 @@ Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
 Suite *engine_suite(void);
 Suite *gof_suite(void);
 Suite *partial_suite(void);
+Suite *sample_suite(void);
 Suite *step_suite(void);
 Suite *verify_suite(void);
 Suite *counters_suite(void);
@@ -73,5 +74,10 @@ size_t script_used(const gsl_rng *r); /* draws since script_load */
 #include "specdec/synth.h"
 sd_model *small_model_in(sd_regime regime);
 sd_model *small_model(void);
+
+/* An sd_engine_io record hook (engine_stats.h): appends the run to the
+ * sd_partial at arg (sd_partial_add_run), for sharded runs. */
+#include "specdec/engine_stats.h"
+sd_status record_partial(void *arg, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err);
 
 #endif
