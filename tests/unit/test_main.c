@@ -68,6 +68,11 @@ sd_status record_partial(void *arg, uint64_t fingerprint, const sd_engine_stats 
     return sd_partial_add_run(arg, fingerprint, s, err);
 }
 
+const sd_model_spec TARGET = DENSE("t70", 70.6e9, 80, 8192, 64, 8, 128, 28672, 128256);
+const sd_model_spec L8B = DENSE("l8", 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256);
+const sd_hardware H100 = { .name = "h100", .flops = { [SD_BF16] = 989e12, [SD_FP8] = 1978e12 },
+                           .bandwidth = 3.35e12, .memory = 80e9, .link_bandwidth = 450e9, .link_latency = 3e-6 };
+
 int main(void)
 {
     gsl_set_error_handler_off();
@@ -77,7 +82,7 @@ int main(void)
         parse_suite, format_suite, table_suite, tsv_suite,               /* io */
         theory_suite,                                                    /* theory */
         cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
-        cost_suite,                                                      /* cost */
+        calibrate_suite, cost_suite, presets_suite,                      /* cost */
         model_suite, ngram_suite, synth_suite,                           /* model */
         engine_suite, gof_suite, partial_suite, sample_suite, step_suite,  /* mc */
         verify_suite,

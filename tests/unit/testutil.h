@@ -28,7 +28,9 @@ Suite *dist_suite(void);
 Suite *npy_suite(void);      /* issue 13: .npy input */
 Suite *sampling_suite(void); /* issue 13: sampling transforms */
 Suite *rng_suite(void);
+Suite *calibrate_suite(void);
 Suite *cost_suite(void);
+Suite *presets_suite(void);
 Suite *model_suite(void);
 Suite *synth_suite(void);
 Suite *ngram_suite(void); /* issue 13: the n-gram pair on text */
@@ -79,5 +81,17 @@ sd_model *small_model(void);
  * sd_partial at arg (sd_partial_add_run), for sharded runs. */
 #include "specdec/engine_stats.h"
 sd_status record_partial(void *arg, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err);
+
+/* Hand-written presets (presets.h) for the cost, presets and calibrate
+ * suites: a dense BF16 model by its config.json shapes (data/models.tsv
+ * cites the cards), a 70B target ("t70"), Llama-3.1-8B ("l8") and one H100
+ * ("h100": BF16 and FP8 peaks, 3.35 TB/s, 80 GB, 450 GB/s links, 3 us). */
+#include "specdec/presets.h"
+#define DENSE(nm, P, L, D, H, KV, HD, F, V)                                                                           \
+    { .name = nm, .params_total = P, .params_active = P, .layers = L, .d_model = D, .heads = H, .kv_heads = KV,      \
+      .head_dim = HD, .d_ff = F, .vocab = V, .experts = 1, .experts_active = 1, .weight = SD_BF16, .kv = SD_BF16,   \
+      .act = SD_BF16, .compute = SD_BF16 }
+extern const sd_model_spec TARGET, L8B;
+extern const sd_hardware H100;
 
 #endif
