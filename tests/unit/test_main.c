@@ -1,4 +1,5 @@
-/* test_main.c -- the one Check runner: a suite per library module. */
+/* test_main.c -- the one Check runner: every suite (a suite per public
+ * header), in layer order; and the shared helpers of testutil.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,31 +74,6 @@ const sd_model_spec L8B = DENSE("l8", 8.03e9, 32, 4096, 32, 8, 128, 14336, 12825
 const sd_hardware H100 = { .name = "h100", .flops = { [SD_BF16] = 989e12, [SD_FP8] = 1978e12 },
                            .bandwidth = 3.35e12, .memory = 80e9, .link_bandwidth = 450e9, .link_latency = 3e-6 };
 
-int main(void)
-{
-    gsl_set_error_handler_off();
-    /* Every suite, in the library's layer order (doc/design.md): common, io,
-     * theory, random, cost, model, mc, counters, report. */
-    Suite *(*const suites[])(void) = {
-        parse_suite, format_suite, table_suite, tsv_suite,               /* io */
-        theory_suite,                                                    /* theory */
-        cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,     /* random */
-        calibrate_suite, cost_suite, presets_suite,                      /* cost */
-        model_suite, ngram_suite, synth_suite,                           /* model */
-        engine_suite, gof_suite, partial_suite, sample_suite, step_suite,  /* mc */
-        verify_suite,
-        counters_suite, fit_suite,                                       /* counters */
-        figure_suite, policies_suite, validate_suite,                    /* report */
-    };
-    SRunner *sr = srunner_create(suites[0]());
-    for (size_t i = 1; i < sizeof suites / sizeof suites[0]; i++)
-        srunner_add_suite(sr, suites[i]());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
-
 typedef struct {
     uint32_t words[64];
     size_t n, used;
@@ -125,3 +101,27 @@ void script_load(gsl_rng *r, const uint32_t *words, size_t n)
 }
 
 size_t script_used(const gsl_rng *r) { return ((const script_state *)r->state)->used; }
+
+int main(void)
+{
+    gsl_set_error_handler_off();
+    /* Every suite, in the library's layer order (doc/design.md): common, io,
+     * theory, random, cost, model, mc, counters, report. */
+    Suite *(*const suites[])(void) = {
+        /* io */ format_suite, parse_suite, table_suite, tsv_suite,
+        /* theory */ theory_suite,
+        /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
+        /* cost */ calibrate_suite, cost_suite, presets_suite,
+        /* model */ model_suite, ngram_suite, synth_suite,
+        /* mc */ engine_suite, gof_suite, partial_suite, sample_suite, step_suite, verify_suite,
+        /* counters */ counters_suite, fit_suite,
+        /* report */ figure_suite, policies_suite, validate_suite,
+    };
+    SRunner *sr = srunner_create(suites[0]());
+    for (size_t i = 1; i < sizeof suites / sizeof suites[0]; i++)
+        srunner_add_suite(sr, suites[i]());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
