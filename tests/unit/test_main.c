@@ -108,6 +108,7 @@ int main(void)
     /* Every suite, in the library's layer order (doc/design.md): common, io,
      * theory, random, cost, model, mc, counters, report. */
     Suite *(*const suites[])(void) = {
+        /* common */ status_suite, version_suite,
         /* io */ format_suite, parse_suite, table_suite, tsv_suite,
         /* theory */ theory_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,

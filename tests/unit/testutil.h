@@ -19,6 +19,8 @@
 
 /* The suites, one per public header: include/specdec/NAME.h is tested by
  * NAME_suite(), suite "NAME", in tests/unit/test_NAME.c.  By layer. */
+Suite *status_suite(void); /* common */
+Suite *version_suite(void);
 Suite *format_suite(void); /* io */
 Suite *parse_suite(void);
 Suite *table_suite(void);
