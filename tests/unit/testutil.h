@@ -21,7 +21,8 @@
  * NAME_suite(), suite "NAME", in tests/unit/test_NAME.c.  By layer. */
 Suite *status_suite(void); /* common */
 Suite *version_suite(void);
-Suite *format_suite(void); /* io */
+Suite *data_suite(void); /* io */
+Suite *format_suite(void);
 Suite *parse_suite(void);
 Suite *table_suite(void);
 Suite *tsv_suite(void);
