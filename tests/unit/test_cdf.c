@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_interp.h>
@@ -123,6 +124,78 @@ START_TEST(cdf_never_draws_zero_weight)
 }
 END_TEST
 
+/* The table of w = (1, 3) by hand: c = (0, 1, 4), total 4; G = 2 guide cells
+ * (the least power of two >= n = 2).  Cell 0 holds U in (0, 1/2): U 4 < 1
+ * gives 0, else 1 -- two outcomes, not pure, guide 0.  Cell 1 holds U in
+ * [1/2, 1): always 1 -- pure.  Scripted top words then give: 0x3fffffff
+ * (U < 1/4) outcome 0, 0x40000000 (U = 1/4) outcome 1, 0xc0000000 outcome 1,
+ * each decided by that one word. */
+START_TEST(table_by_hand)
+{
+    const double w[] = { 1, 3 };
+    sd_cdf c;
+    ck_assert_int_eq(sd_cdf_init(&c, w, 2, NULL), SD_OK);
+    ck_assert_uint_eq(c.n, 2);
+    ck_assert_double_eq(c.c[0], 0);
+    ck_assert_double_eq(c.c[1], 1);
+    ck_assert_double_eq(c.c[2], 4);
+    ck_assert_double_eq(c.total, 4);
+    ck_assert_double_eq(c.below_total, nextafter(4.0, 0.0));
+    ck_assert_uint_eq(c.bits, 1);
+    ck_assert_uint_eq(c.guide[0], 0);
+    ck_assert_uint_eq(c.guide[1], 1u | SD_CDF_PURE);
+    gsl_rng *s = gsl_rng_alloc(script_type());
+    static const uint32_t top[] = { 0x3fffffffu, 0x40000000u, 0xc0000000u };
+    static const size_t want[] = { 0, 1, 1 };
+    for (int k = 0; k < 3; k++) {
+        script_load(s, (const uint32_t[]){ top[k], 0u }, 2);
+        ck_assert_uint_eq(sd_cdf_sample(&c, s), want[k]);
+        ck_assert_uint_eq(script_used(s), 1);
+    }
+    gsl_rng_free(s);
+    sd_cdf_free(&c);
+    ck_assert_ptr_null(c.c);
+    ck_assert_ptr_null(c.guide);
+    sd_cdf_free(&c); /* a second free is harmless */
+    /* G = 2^bits: the least power of two >= min(n, SD_CDF_GUIDE) */
+    static const size_t n[] = { 1, 3, 5, 8, 9, 1023, 1024, 1025, 5000 };
+    static const unsigned bits[] = { 0, 2, 3, 3, 4, 10, 10, 10, 10 };
+    double *ones = malloc(5000 * sizeof *ones);
+    for (size_t i = 0; i < 5000; i++)
+        ones[i] = 1.0;
+    for (int k = 0; k < 9; k++) {
+        ck_assert_int_eq(sd_cdf_init(&c, ones, n[k], NULL), SD_OK);
+        ck_assert_uint_eq(c.bits, bits[k]);
+        ck_assert_double_eq(c.total, (double)n[k]);
+        sd_cdf_free(&c);
+    }
+    free(ones);
+}
+END_TEST
+
+/* A refused table is empty (n 0, c NULL), and the message names what is wrong. */
+START_TEST(refused_weights_leave_it_empty)
+{
+    sd_cdf c;
+    sd_error err;
+    const double neg[] = { 0.5, -0.1 }, zero[] = { 0, 0 }, huge[] = { 1e308, 1e308 };
+    memset(&c, 0xa5, sizeof c);
+    ck_assert_int_eq(sd_cdf_init(&c, neg, 2, &err), SD_EINVAL);
+    ck_assert_uint_eq(c.n, 0);
+    ck_assert_ptr_null(c.c);
+    ck_assert_str_eq(err.msg, "w: weight 1 is -0.1; weights must be finite and >= 0");
+    memset(&c, 0xa5, sizeof c);
+    ck_assert_int_eq(sd_cdf_init(&c, zero, 2, &err), SD_EINVAL);
+    ck_assert_ptr_null(c.c);
+    ck_assert_ptr_nonnull(strstr(err.msg, "sum to 0"));
+    ck_assert_int_eq(sd_cdf_init(&c, huge, 2, &err), SD_EINVAL); /* a total that overflows */
+    ck_assert_ptr_nonnull(strstr(err.msg, "sum to inf"));
+    ck_assert_int_eq(sd_cdf_init(&c, neg, 0, &err), SD_EINVAL);
+    ck_assert_uint_eq(c.n, 0);
+    ck_assert_ptr_nonnull(strstr(err.msg, "n: "));
+}
+END_TEST
+
 Suite *cdf_suite(void)
 {
     Suite *s = suite_create("cdf");
@@ -130,6 +203,8 @@ Suite *cdf_suite(void)
     tcase_set_timeout(tc, 60); /* the exactness test makes ~10^5 scripted draws: seconds under ASan on a busy machine */
     tcase_add_test(tc, cdf_never_draws_zero_weight);
     tcase_add_test(tc, sampler_is_exact_inversion);
+    tcase_add_test(tc, table_by_hand);
+    tcase_add_test(tc, refused_weights_leave_it_empty);
     suite_add_tcase(s, tc);
     return s;
 }

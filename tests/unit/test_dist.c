@@ -147,11 +147,22 @@ START_TEST(multi_draft_acceptance)
 }
 END_TEST
 
+/* The deterministic-draft acceptance p(argmax q), by hand. */
 START_TEST(point_acceptance)
 {
     /* q ties for its maximum: the tied token p ranks first */
     ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 0.1, 0.6, 0.3 }, (const double[]){ 0.4, 0.4, 0.2 }, 3),
                         0.6);
+    /* the seed's four-token example: q's argmax is B, p(B) = 0.1 (beta is 0.55) */
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    ck_assert_double_eq(sd_dist_point_acceptance(p, q, 4), 0.1);
+    ck_assert_double_eq(sd_dist_point_acceptance(q, p, 4), 0.2); /* p's argmax is A, q(A) = 0.2 */
+    ck_assert_double_eq(sd_dist_point_acceptance(p, p, 4), 0.5); /* p = q: max p, not 1 */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 1, 0 }, (const double[]){ 0, 1 }, 2), 0.0);
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 1 }, (const double[]){ 1 }, 1), 1.0);
+    /* q ties across three tokens: the one p ranks first among them, not the first index */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 0.2, 0.1, 0.3, 0.4 },
+                                                 (const double[]){ 0.3, 0.3, 0.3, 0.1 }, 4), 0.3);
 }
 END_TEST
 

@@ -80,12 +80,42 @@ START_TEST(lazy_acceptance_is_exact)
 }
 END_TEST
 
+/* sd_rng_reseed gives the stream sd_rng_stream makes for the same (seed,
+ * stream), and another seed or stream another sequence. */
+START_TEST(reseed_is_the_stream)
+{
+    gsl_rng *a = sd_rng_stream(7, 3), *b = gsl_rng_alloc(sd_rng_type());
+    ck_assert_ptr_eq(sd_rng_type(), sd_rng_type()); /* static */
+    ck_assert_ptr_eq(b->type, sd_rng_type());
+    ck_assert_str_eq(gsl_rng_name(b), "mt19937-53");
+    ck_assert_uint_eq(gsl_rng_max(b), 0xffffffffUL);
+    uint32_t first[200];
+    for (int i = 0; i < 200; i++)
+        first[i] = (uint32_t)gsl_rng_get(a);
+    sd_rng_reseed(b, 7, 3);
+    for (int i = 0; i < 200; i++)
+        ck_assert_uint_eq(gsl_rng_get(b), first[i]);
+    static const uint64_t other[][2] = { { 7, 4 }, { 8, 3 }, { 3, 7 }, { 7 + ((uint64_t)1 << 32), 3 } };
+    for (int k = 0; k < 4; k++) {
+        sd_rng_reseed(b, other[k][0], other[k][1]);
+        int same = 0;
+        for (int i = 0; i < 200; i++)
+            same += gsl_rng_get(b) == first[i];
+        ck_assert_msg(same < 5, "(%llu, %llu): %d of 200 words equal", (unsigned long long)other[k][0],
+                      (unsigned long long)other[k][1], same);
+    }
+    gsl_rng_free(a);
+    gsl_rng_free(b);
+}
+END_TEST
+
 Suite *rng_suite(void)
 {
     Suite *s = suite_create("rng");
     TCase *tc = tcase_create("rng");
     tcase_add_test(tc, rng_has_53_bits_and_keyed_streams);
     tcase_add_test(tc, lazy_acceptance_is_exact);
+    tcase_add_test(tc, reseed_is_the_stream);
     suite_add_tcase(s, tc);
     return s;
 }
