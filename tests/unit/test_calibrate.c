@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -113,12 +114,81 @@ START_TEST(calibration_holds_what_rows_cannot_see)
 }
 END_TEST
 
+/* Step times and saved fits from files: tp defaults to 1, rows keep their
+ * lines; a bad figure is refused with file, line and column; a saved fit is
+ * found by its model and hardware. */
+START_TEST(loaders_and_find)
+{
+    const char *path = write_temp("# measured\nmodel\thardware\tbatch\tcontext\ttokens\tseconds\n"
+                                  "llama-3.1-8b\th100-sxm\t8\t1024\t5\t0.0123\n\nm2\th200\t1\t0\t1\t2e-3\n");
+    sd_step_time *rows;
+    size_t n;
+    sd_error err;
+    ck_assert_msg(sd_calibrate_load_times(path, &rows, &n, &err) == SD_OK, "%s", err.msg);
+    unlink(path);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(rows[0].model, "llama-3.1-8b");
+    ck_assert_str_eq(rows[0].hardware, "h100-sxm");
+    ck_assert_double_eq(rows[0].batch, 8);
+    ck_assert_double_eq(rows[0].context, 1024);
+    ck_assert_double_eq(rows[0].tokens, 5);
+    ck_assert_double_eq(rows[0].seconds, 0.0123);
+    ck_assert_double_eq(rows[0].tp, 1); /* the optional column, missing */
+    ck_assert_uint_eq(rows[0].line, 3);
+    ck_assert_uint_eq(rows[1].line, 5);
+    ck_assert_double_eq(rows[1].context, 0);
+    free(rows);
+    static const struct { const char *row, *why; } bad[] = {
+        { "m\th\t0\t1024\t1\t0.01\t1", ":2: batch: 0 is outside" },
+        { "m\th\t1.5\t1024\t1\t0.01\t1", ":2: batch: 1.5 is not a whole number" },
+        { "m\th\t1\t-1\t1\t0.01\t1", ":2: context: -1 is outside" },
+        { "m\th\t1\t1024\t1\t0\t1", ":2: seconds: 0 is outside" },
+        { "m\th\t1\t1024\t1\t0.01\t0", ":2: tp: 0 is outside" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "model\thardware\tbatch\tcontext\ttokens\tseconds\ttp\n%s\n", bad[i].row);
+        path = write_temp(text);
+        rows = NULL;
+        ck_assert_int_eq(sd_calibrate_load_times(path, &rows, &n, &err), SD_EINVAL);
+        ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0 && strstr(err.msg, bad[i].why) != NULL,
+                      "case %zu: '%s' lacks '%s'", i, err.msg, bad[i].why);
+        ck_assert_ptr_null(rows); /* untouched */
+        unlink(path);
+    }
+    path = write_temp("model\thardware\tbatch\tcontext\tseconds\nm\th\t1\t1\t0.1\n");
+    ck_assert_int_eq(sd_calibrate_load_times(path, &rows, &n, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no 'tokens' column"));
+    unlink(path);
+
+    path = write_temp("model\thardware\tgranularity\teta_flops\teta_bw\toverhead\trms\n"
+                      "a\tx\toperator\t0.6\t0.7\t3e-5\t0.01\nb\tx\tpass\t0.5\t0.8\t0\t0.02\n");
+    sd_calibration *fits;
+    ck_assert_msg(sd_calibrate_load(path, &fits, &n, &err) == SD_OK, "%s", err.msg);
+    unlink(path);
+    ck_assert_uint_eq(n, 2);
+    const sd_calibration *f = sd_calibrate_find(fits, n, "b", "x");
+    ck_assert_ptr_eq(f, &fits[1]);
+    ck_assert_str_eq(f->granularity, "pass");
+    ck_assert_double_eq(f->eta_bw, 0.8);
+    ck_assert_double_eq(sd_calibrate_find(fits, n, "a", "x")->overhead, 3e-5);
+    ck_assert_ptr_null(sd_calibrate_find(fits, n, "a", "y"));
+    ck_assert_ptr_null(sd_calibrate_find(fits, n, "x", "a"));
+    free(fits);
+    path = write_temp("model\thardware\tgranularity\teta_flops\teta_bw\toverhead\na\tx\toperator\t0.0001\t0.7\t0\n");
+    ck_assert_int_eq(sd_calibrate_load(path, &fits, &n, &err), SD_EINVAL); /* eta's in [0.001, 1] */
+    ck_assert_ptr_nonnull(strstr(err.msg, ":2: eta_flops: 0.0001 is outside"));
+    unlink(path);
+}
+END_TEST
+
 Suite *calibrate_suite(void)
 {
     Suite *s = suite_create("calibrate");
     TCase *tc = tcase_create("calibrate");
     tcase_add_test(tc, calibration_recovers);
     tcase_add_test(tc, calibration_holds_what_rows_cannot_see);
+    tcase_add_test(tc, loaders_and_find);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -112,7 +112,7 @@ int main(void)
         /* io */ data_suite, format_suite, parse_suite, table_suite, tsv_suite,
         /* theory */ theory_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
-        /* cost */ calibrate_suite, cost_suite, presets_suite,
+        /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,
         /* mc */ engine_suite, gof_suite, partial_suite, sample_suite, step_suite, verify_suite,
         /* counters */ counters_suite, fit_suite,

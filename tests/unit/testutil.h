@@ -34,6 +34,7 @@ Suite *rng_suite(void);
 Suite *sampling_suite(void);
 Suite *calibrate_suite(void); /* cost */
 Suite *cost_suite(void);
+Suite *dtype_suite(void);
 Suite *presets_suite(void);
 Suite *model_suite(void); /* model */
 Suite *ngram_suite(void);
