@@ -114,7 +114,7 @@ int main(void)
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
         /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,
-        /* mc */ engine_suite, gof_suite, partial_suite, sample_suite, step_suite, verify_suite,
+        /* mc */ engine_suite, engine_stats_suite, gof_suite, partial_suite, path_suite, sample_suite, step_suite, verify_suite,
         /* counters */ counters_suite, fit_suite,
         /* report */ figure_suite, policies_suite, validate_suite,
     };

@@ -1,5 +1,5 @@
 /* test_step.c -- Algorithm 1, one speculative decoding step (step.h): the
- * law of what it emits. */
+ * law of what it emits, equal and disjoint pairs, a threshold. */
 #include <stdint.h>
 
 #include <gsl/gsl_cdf.h>
@@ -70,6 +70,132 @@ START_TEST(first_two_tokens_are_exact)
 }
 END_TEST
 
+/* The emitted tokens of the last sd_step_run, into out (n + 1 of them). */
+static size_t emitted(const sd_step *w, uint32_t *out)
+{
+    for (size_t i = 0; i < w->n; i++)
+        out[i] = w->ctx[i]->token[w->draft[i]];
+    out[w->n] = w->ctx[w->n]->token[w->last];
+    return w->n + 1;
+}
+
+/* p = q: every draft is accepted and the bonus token added, N = gamma + 1,
+ * under each rule that accepts a draft q proposes whenever p = q (adjusted,
+ * target, greedy, block); the contexts are the pair's one context. */
+START_TEST(an_equal_pair_accepts_every_draft)
+{
+    const double p[] = { 0.5, 0.3, 0.2 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, p, 3, &m, NULL), SD_OK);
+    const sd_context *c = sd_model_context(m, 0);
+    sd_step w;
+    ck_assert_int_eq(sd_step_init(&w, 4, 3, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(21, 0);
+    static const char *const rules[] = { "adjusted", "target", "greedy", "block" };
+    for (int k = 0; k < 4; k++) {
+        const sd_verifier *v = sd_verify_find(rules[k]);
+        size_t count[3] = { 0 };
+        for (int it = 0; it < 500; it++) {
+            sd_prefix s;
+            sd_model_start(m, &s);
+            ck_assert_uint_eq(sd_step_run(m, v, &w, &s, r), 5);
+            ck_assert_uint_eq(w.n, 4);
+            ck_assert_uint_eq(w.drafted, 4);
+            uint32_t out[5];
+            ck_assert_uint_eq(emitted(&w, out), 5);
+            for (size_t i = 0; i < 5; i++) {
+                ck_assert_ptr_eq(w.ctx[i], c);
+                ck_assert_uint_lt(out[i], 3);
+                count[out[i]]++;
+            }
+        }
+        if (k == 2) /* greedy drafts q's argmax and adds p's: token 0 throughout */
+            ck_assert_uint_eq(count[0], 2500);
+        else /* the others sample: every token occurs */
+            ck_assert(count[0] > 0 && count[1] > 0 && count[2] > 0);
+    }
+    gsl_rng_free(r);
+    sd_step_free(&w);
+    ck_assert_ptr_null(w.ctx);
+    ck_assert_ptr_null(w.work);
+    sd_step_free(&w); /* a second free is harmless */
+    sd_model_free(m);
+}
+END_TEST
+
+/* Disjoint supports: q drafts only token 1, which p forbids, so the first
+ * draft is rejected under every rule and the token added is p's only one,
+ * token 0: N = 1.  A token-wise rule makes no later draft, yet drafted
+ * counts gamma, as the system modelled drafts them. */
+START_TEST(disjoint_supports_reject_the_first_draft)
+{
+    const double p[] = { 1.0, 0.0 }, q[] = { 0.0, 1.0 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, 2, &m, NULL), SD_OK);
+    sd_step w;
+    ck_assert_int_eq(sd_step_init(&w, 4, 2, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(22, 0);
+    static const char *const rules[] = { "adjusted", "target", "greedy", "block", "deterministic-draft" };
+    for (int k = 0; k < 5; k++)
+        for (int it = 0; it < 200; it++) {
+            sd_prefix s;
+            sd_model_start(m, &s);
+            ck_assert_uint_eq(sd_step_run(m, sd_verify_find(rules[k]), &w, &s, r), 1);
+            ck_assert_uint_eq(w.n, 0);
+            ck_assert_uint_eq(w.drafted, 4);
+            ck_assert_uint_eq(w.ctx[0]->token[w.draft[0]], 1);
+            ck_assert_uint_eq(w.ctx[0]->token[w.last], 0);
+        }
+    gsl_rng_free(r);
+    sd_step_free(&w);
+    sd_model_free(m);
+}
+END_TEST
+
+/* A threshold above the draft's top probability (0.6 < 0.7): no draft is
+ * made (drafted 0, N = 1) and the token comes from p.  Over 20000 steps its
+ * counts fit p (chi-square p-value >= 1e-7: a correct step fails with
+ * probability 1e-7); negative control: against q (0.6, 0.3, 0.1) they give
+ * p-value < 1e-7.  A threshold below it drafts as without one. */
+START_TEST(a_threshold_stops_drafting)
+{
+    const double p[] = { 0.5, 0.3, 0.2 }, q[] = { 0.6, 0.3, 0.1 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, 3, &m, NULL), SD_OK);
+    sd_step w;
+    ck_assert_int_eq(sd_step_init(&w, 3, 3, NULL), SD_OK);
+    gsl_rng *r = sd_rng_stream(23, 0);
+    const sd_verifier *adj = sd_verify_find("adjusted");
+    w.threshold = 0.7;
+    uint64_t counts[3] = { 0 };
+    for (int it = 0; it < 20000; it++) {
+        sd_prefix s;
+        sd_model_start(m, &s);
+        ck_assert_uint_eq(sd_step_run(m, adj, &w, &s, r), 1);
+        ck_assert_uint_eq(w.drafted, 0);
+        uint32_t out[4];
+        emitted(&w, out);
+        counts[out[0]]++;
+    }
+    double stat = 0, dof = 0, cstat = 0, cdof = 0;
+    sd_gof_chisq(counts, p, 3, &stat, &dof);
+    ck_assert_msg(gsl_cdf_chisq_Q(stat, dof) >= 1e-7, "chi-square %g on %g dof", stat, dof);
+    sd_gof_chisq(counts, q, 3, &cstat, &cdof);
+    ck_assert_msg(gsl_cdf_chisq_Q(cstat, cdof) < 1e-7, "control missed: chi-square %g", cstat);
+    w.threshold = 0.5; /* 0.6 >= 0.5: every position drafts, so drafted is gamma */
+    for (int it = 0; it < 100; it++) {
+        sd_prefix s;
+        sd_model_start(m, &s);
+        size_t n = sd_step_run(m, adj, &w, &s, r);
+        ck_assert(n >= 1 && n <= 4);
+        ck_assert_uint_eq(w.drafted, 3);
+    }
+    gsl_rng_free(r);
+    sd_step_free(&w);
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *step_suite(void)
 {
     Suite *s = suite_create("step");
@@ -77,5 +203,11 @@ Suite *step_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, first_two_tokens_are_exact);
     suite_add_tcase(s, tc);
+    TCase *pair = tcase_create("pairs");
+    tcase_set_timeout(pair, 30); /* 25000 steps: well under a second, more under ASan */
+    tcase_add_test(pair, an_equal_pair_accepts_every_draft);
+    tcase_add_test(pair, disjoint_supports_reject_the_first_draft);
+    tcase_add_test(pair, a_threshold_stops_drafting);
+    suite_add_tcase(s, pair);
     return s;
 }

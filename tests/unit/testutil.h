@@ -40,8 +40,10 @@ Suite *model_suite(void); /* model */
 Suite *ngram_suite(void);
 Suite *synth_suite(void);
 Suite *engine_suite(void); /* mc */
+Suite *engine_stats_suite(void);
 Suite *gof_suite(void);
 Suite *partial_suite(void);
+Suite *path_suite(void);
 Suite *sample_suite(void);
 Suite *step_suite(void);
 Suite *verify_suite(void);
