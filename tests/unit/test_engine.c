@@ -4,6 +4,7 @@
  * path and its output at a context. */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "specdec/engine.h"
 #include "specdec/gof.h"
 #include "specdec/model.h"
+#include "specdec/rng.h"
 #include "specdec/ngram.h"
 #include "specdec/synth.h"
 #include "specdec/theory.h"
@@ -385,6 +387,90 @@ START_TEST(output_is_p_at_a_fixed_context)
 }
 END_TEST
 
+/* The defaults, the policy names, the fingerprint (what determines a run,
+ * not how it is split), the memory estimate, and refusals naming the field
+ * with *out untouched. */
+START_TEST(defaults_fingerprint_and_refusals)
+{
+    sd_engine_config d = sd_engine_defaults();
+    ck_assert_int_eq(d.policy, SD_POLICY_FIXED);
+    ck_assert_uint_eq(d.gamma, 5);
+    ck_assert_uint_eq(d.tokens, 1000000);
+    ck_assert_uint_eq(d.seed, SD_RNG_DEFAULT_SEED);
+    ck_assert_uint_eq(d.threads, 1);
+    ck_assert_uint_eq(d.drafts, 1);
+    ck_assert_double_eq(d.threshold, 0.5);
+    ck_assert_uint_eq(d.gamma_max, 32);
+    ck_assert(d.model == NULL && d.verifier == NULL && d.progress == NULL && d.io == NULL && d.nshards == 0);
+    static const char *const names[] = { "fixed", "oracle", "threshold", "heuristic" };
+    for (int p = SD_POLICY_FIXED; p <= SD_POLICY_HEURISTIC; p++) {
+        ck_assert_str_eq(sd_engine_policy_name((sd_policy)p), names[p]);
+        ck_assert_str_eq(sd_engine_policy_names()[p], names[p]);
+    }
+    ck_assert_ptr_null(sd_engine_policy_names()[4]);
+
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 }, q2[] = { 0.2, 0.4, 0.25, 0.15 };
+    sd_model *m, *m2;
+    ck_assert_int_eq(sd_model_pair(p, q, 4, &m, NULL), SD_OK);
+    ck_assert_int_eq(sd_model_pair(p, q2, 4, &m2, NULL), SD_OK);
+    d.model = m, d.verifier = sd_verify_find("adjusted");
+    uint64_t f = sd_engine_fingerprint(&d);
+    sd_engine_config same = d;
+    sd_engine_io io = { 0 };
+    same.threads = 7, same.progress_arg = &same, same.shard = 2, same.nshards = 3, same.io = &io, same.drafts = 0;
+    ck_assert_uint_eq(sd_engine_fingerprint(&same), f); /* threads, progress, shards, hooks; 0 drafts is 1 */
+    sd_engine_config other[9];
+    for (int k = 0; k < 9; k++)
+        other[k] = d;
+    other[0].seed++, other[1].seed += (uint64_t)1 << 60, other[2].gamma = 6, other[3].tokens++;
+    other[4].verifier = sd_verify_find("target"), other[5].model = m2, other[6].skip_outputs = 1;
+    other[7].positions = 2, other[8].policy = SD_POLICY_ORACLE;
+    for (int k = 0; k < 9; k++)
+        ck_assert_msg(sd_engine_fingerprint(&other[k]) != f, "change %d keeps the fingerprint", k);
+
+    /* the memory estimate: the output counters are contexts x vocab words a thread */
+    sd_engine_config b = sd_engine_defaults();
+    b.threads = 3;
+    size_t with = sd_engine_bytes(&b, 1000, 64);
+    b.skip_outputs = 1;
+    size_t without = sd_engine_bytes(&b, 1000, 64);
+    ck_assert_uint_ge(with - without, (size_t)3 * 64 * 1000 * sizeof(uint64_t));
+    ck_assert_uint_gt(sd_engine_bytes(&b, 1000, 128), without);
+    b.skip_outputs = 0;
+    ck_assert_uint_eq(sd_engine_bytes(&b, SIZE_MAX / 4, 64), SIZE_MAX); /* saturates */
+
+    static const struct { int field; const char *prefix; } bad[] = {
+        { 0, "model: " },    { 1, "verifier: " }, { 2, "gamma: " },  { 3, "tokens: " },      { 4, "positions: " },
+        { 5, "threshold: " }, { 6, "drafts: " },  { 7, "drafts: " }, { 8, "gamma_max: " },   { 9, "shard: " },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sd_engine_config c = d;
+        c.tokens = 1000;
+        switch (bad[i].field) {
+        case 0: c.model = NULL; break;
+        case 1: c.verifier = NULL; break;
+        case 2: c.gamma = 0; break;
+        case 3: c.tokens = 0; break;
+        case 4: c.positions = SD_POSITIONS_MAX + 1; break;
+        case 5: c.policy = SD_POLICY_THRESHOLD, c.threshold = 1.5; break;
+        case 6: c.drafts = 65; break;
+        case 7: c.drafts = 2, c.verifier = sd_verify_find("target"); break;
+        case 8: c.policy = SD_POLICY_HEURISTIC, c.gamma_max = SD_ORACLE_MAX + 1; break;
+        default: c.shard = 4, c.nshards = 3; break;
+        }
+        sd_engine_stats s, sentinel;
+        memset(&s, 0xa5, sizeof s);
+        sentinel = s;
+        sd_error err;
+        ck_assert_int_eq(sd_engine_run(&c, &s, &err), SD_EINVAL);
+        ck_assert_msg(strncmp(err.msg, bad[i].prefix, strlen(bad[i].prefix)) == 0, "case %zu: %s", i, err.msg);
+        ck_assert_mem_eq(&s, &sentinel, sizeof s);
+    }
+    sd_model_free(m);
+    sd_model_free(m2);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -398,6 +484,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, block_reference_pair);
     tcase_add_test(tc, adaptive_policies);
     tcase_add_test(tc, broken_rule_fails_instead_of_hanging);
+    tcase_add_test(tc, defaults_fingerprint_and_refusals);
     suite_add_tcase(s, tc);
     TCase *ng = tcase_create("n-gram pair");
     tcase_set_timeout(ng, 120);

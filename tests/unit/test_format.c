@@ -132,6 +132,22 @@ START_TEST(format_names)
 }
 END_TEST
 
+/* The names for help texts, each of which parses back. */
+START_TEST(names_for_help)
+{
+    ck_assert_str_eq(sd_format_names(), "text, tsv, csv, json, markdown");
+    static const char *const names[] = { "text", "tsv", "csv", "json", "markdown" };
+    for (int i = 0; i < 5; i++) {
+        sd_format f = (sd_format)99; /* none of them */
+        ck_assert_int_eq(sd_format_parse(names[i], &f, NULL), SD_OK);
+        ck_assert_int_eq(f, SD_FORMAT_TEXT + i);
+    }
+    sd_format f = SD_FORMAT_CSV;
+    ck_assert_int_eq(sd_format_parse("TSV", &f, NULL), SD_EINVAL); /* case matters; *out untouched */
+    ck_assert_int_eq(f, SD_FORMAT_CSV);
+}
+END_TEST
+
 Suite *format_suite(void)
 {
     Suite *s = suite_create("format");
@@ -142,6 +158,7 @@ Suite *format_suite(void)
     tcase_add_test(tc, readable_rounding);
     tcase_add_test(tc, format_names);
     tcase_add_test(tc, long_text_cells_are_whole);
+    tcase_add_test(tc, names_for_help);
     suite_add_tcase(s, tc);
     return s;
 }

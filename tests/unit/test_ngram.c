@@ -93,6 +93,33 @@ START_TEST(gpl_distributions_sum_to_one)
 }
 END_TEST
 
+/* The defaults; the pair as logits matrices, by hand on the cyclic corpus
+ * "aab" (kneser_ney_by_hand's numbers): row i is at the context after the
+ * byte before position i -- "b" (P(a) = 5/6), "a" (7/12), "a" -- and the
+ * order-1 draft is 2/3, 1/3 everywhere. */
+START_TEST(defaults_and_logits)
+{
+    sd_ngram_config d = sd_ngram_defaults();
+    ck_assert(d.order == 5 && d.draft_order == 2 && d.target == NULL && d.draft == NULL);
+    sd_model *m;
+    ck_assert_int_eq(sd_ngram_model((const unsigned char *)"aab", 3, "aab",
+                                    &(sd_ngram_config){ .order = 2, .draft_order = 1, .target = NULL, .draft = NULL },
+                                    &m, NULL), SD_OK);
+    double p[6], q[6];
+    sd_ngram_logits(m, 3, p, q);
+    static const double pa[] = { 5.0 / 6, 7.0 / 12, 7.0 / 12 };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_double_eq_tol(exp(p[2 * i]), pa[i], 1e-15);
+        ck_assert_double_eq_tol(exp(p[2 * i + 1]), 1 - pa[i], 1e-15);
+        ck_assert_double_eq_tol(exp(q[2 * i]), 2.0 / 3, 1e-15);
+        ck_assert_double_eq_tol(exp(q[2 * i + 1]), 1.0 / 3, 1e-15);
+    }
+    ck_assert_uint_eq(sd_ngram_byte(m, 0), 'a');
+    ck_assert_uint_eq(sd_model_history(m), 1); /* order - 1 */
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *ngram_suite(void)
 {
     Suite *s = suite_create("ngram");
@@ -100,6 +127,7 @@ Suite *ngram_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, kneser_ney_by_hand);
     tcase_add_test(tc, gpl_distributions_sum_to_one);
+    tcase_add_test(tc, defaults_and_logits);
     suite_add_tcase(s, tc);
     return s;
 }

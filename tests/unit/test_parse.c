@@ -127,6 +127,21 @@ START_TEST(lists_rejected)
 }
 END_TEST
 
+/* A domain as messages state it, cut to the buffer. */
+START_TEST(domains_described)
+{
+    char buf[64];
+    ck_assert_str_eq(sd_parse_domain_describe(&UNIT, buf, sizeof buf), "[0, 1]");
+    ck_assert_str_eq(sd_parse_domain_describe(&WHOLE, buf, sizeof buf), "whole numbers in [1, 1000000000]");
+    const sd_domain half = { "--cost", 0, INFINITY, 0 }, neg = { "--x", -2.5, -0.125, 0 };
+    ck_assert_str_eq(sd_parse_domain_describe(&half, buf, sizeof buf), "[0, inf)");
+    ck_assert_str_eq(sd_parse_domain_describe(&neg, buf, sizeof buf), "[-2.5, -0.125]");
+    char small[5];
+    ck_assert_ptr_eq(sd_parse_domain_describe(&UNIT, small, sizeof small), small);
+    ck_assert_str_eq(small, "[0, "); /* truncated to fit */
+}
+END_TEST
+
 Suite *parse_suite(void)
 {
     Suite *s = suite_create("parse");
@@ -136,6 +151,7 @@ Suite *parse_suite(void)
     tcase_add_test(tc, domains);
     tcase_add_test(tc, lists_and_ranges);
     tcase_add_test(tc, lists_rejected);
+    tcase_add_test(tc, domains_described);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -120,6 +120,19 @@ START_TEST(rows_and_summary)
 }
 END_TEST
 
+/* The defaults leave a distribution as given; the input names. */
+START_TEST(defaults_and_names)
+{
+    sd_sampling s = sd_sampling_defaults();
+    ck_assert(s.temperature == 1.0 && s.top_k == 0 && s.top_p == 1.0 && s.min_p == 0.0);
+    const double p[] = { 0.1, 0.6, 0.3 };
+    apply_ok(&s, SD_INPUT_PROBS, p, 3, p);
+    ck_assert_str_eq(sd_sampling_input_names()[SD_INPUT_LOGITS], "logits");
+    ck_assert_str_eq(sd_sampling_input_names()[SD_INPUT_PROBS], "probs");
+    ck_assert_ptr_null(sd_sampling_input_names()[2]);
+}
+END_TEST
+
 Suite *sampling_suite(void)
 {
     Suite *s = suite_create("sampling");
@@ -128,6 +141,7 @@ Suite *sampling_suite(void)
     tcase_add_test(tc, top_k_ties_and_top_p_boundary);
     tcase_add_test(tc, transform_errors_name_the_field);
     tcase_add_test(tc, rows_and_summary);
+    tcase_add_test(tc, defaults_and_names);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
 
 #include "specdec/engine.h"
 #include "specdec/model.h"
+#include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/verify.h"
 #include "testutil.h"
@@ -151,6 +152,41 @@ START_TEST(huge_vocabulary)
 }
 END_TEST
 
+/* The defaults (synth.h), the default bank size -- about 2^21 token slots,
+ * between 2 and 64 contexts -- and the name tables. */
+START_TEST(defaults_bank_size_and_names)
+{
+    sd_synth_config d = sd_synth_defaults();
+    ck_assert_int_eq(d.family, SD_FAMILY_ZIPF);
+    ck_assert_double_eq(d.zipf_s, 1.5);
+    ck_assert_uint_eq(d.vocab, 1000);
+    ck_assert(d.calibrated == 1 && d.alpha == 0.8 && d.regime == SD_REGIME_CONSTANT);
+    ck_assert(d.concentration == 20 && d.alpha_easy == 0.95 && d.alpha_hard == 0.3 && d.stay == 0.9);
+    ck_assert(d.kappa == 0.5 && d.temperature == 1.0 && d.history == 2 && d.contexts == 0);
+    ck_assert_uint_eq(d.seed, SD_RNG_DEFAULT_SEED);
+    ck_assert_uint_eq(d.threads, 1);
+    ck_assert_uint_eq(sd_synth_default_contexts(1000), 64);      /* 2097 capped */
+    ck_assert_uint_eq(sd_synth_default_contexts(65536), 32);     /* 2^21 / 2^16 */
+    ck_assert_uint_eq(sd_synth_default_contexts(1 << 20), 2);    /* 2 */
+    ck_assert_uint_eq(sd_synth_default_contexts(4194304), 2);    /* 0.5, raised to 2 */
+    ck_assert_uint_eq(sd_synth_default_contexts(0), 64);         /* vocab 0 counts as 1 */
+    static const char *const fam[] = { "zipf", "dirichlet", "logits" }, *const reg[] = { "constant", "beta", "markov" };
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(sd_synth_family_names()[i], fam[i]);
+        ck_assert_str_eq(sd_synth_regime_names()[i], reg[i]);
+        ck_assert_str_eq(sd_synth_regime_name((sd_regime)i), reg[i]);
+    }
+    ck_assert_ptr_null(sd_synth_family_names()[3]);
+    ck_assert_ptr_null(sd_synth_regime_names()[3]);
+    sd_model *m; /* the default bank: V = 1000 gives 64 contexts */
+    ck_assert_int_eq(sd_synth_model(&d, &m, NULL), SD_OK);
+    ck_assert_uint_eq(sd_model_contexts(m), 64);
+    ck_assert_int_eq(sd_model_family(m), SD_FAMILY_ZIPF);
+    ck_assert_uint_eq(sd_model_history(m), 2);
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *synth_suite(void)
 {
     Suite *s = suite_create("synth");
@@ -161,6 +197,7 @@ Suite *synth_suite(void)
     tcase_add_test(tc, noisy_and_regime_drafts);
     tcase_add_test(tc, truncated_beta_and_memory_estimate);
     tcase_add_test(tc, huge_vocabulary);
+    tcase_add_test(tc, defaults_bank_size_and_names);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -550,6 +550,53 @@ START_TEST(shipped_scenarios_reproduce_published_numbers)
 }
 END_TEST
 
+/* Engine metrics and the "_at" forms by hand, at alpha 0.8, gamma 5:
+ * E(N) = (1 - 0.8^6) / 0.2 = 3.68928. */
+START_TEST(metrics_and_forms_at_a_length)
+{
+    sd_metrics k = sd_theory_metrics(0.8, 5);
+    ck_assert_rel(k.mean_acceptance_length, 3.68928, 1e-14);
+    ck_assert_rel(k.acceptance_rate, 2.68928 / 5, 1e-14);
+    ck_assert_rel(k.system_efficiency, 3.68928 / 6, 1e-14);
+    k = sd_theory_metrics(0.8, 0); /* no drafts: no rate; one token */
+    ck_assert(isnan(k.acceptance_rate));
+    ck_assert_double_eq(k.mean_acceptance_length, 1.0);
+    ck_assert_double_eq(k.system_efficiency, 1.0);
+    k = sd_theory_metrics(-0.1, 5);
+    ck_assert(isnan(k.acceptance_rate) && isnan(k.mean_acceptance_length) && isnan(k.system_efficiency));
+    ck_assert_rel(sd_theory_improvement_at(3.68928, 5, 0.02), 3.68928 / 1.1, 1e-15);
+    ck_assert_rel(sd_theory_flop_factor_at(3.68928, 5, 0.05), 6.25 / 3.68928, 1e-15);
+    ck_assert(isnan(sd_theory_improvement_at(0.5, 5, 0.02))); /* tokens >= 1 */
+    ck_assert(isnan(sd_theory_flop_factor_at(0.5, 5, 0.05)));
+    ck_assert(isnan(sd_theory_improvement_at(2, 5, -1)));
+}
+END_TEST
+
+/* The Markov chain's per-position survival: 1 at k = 0, summing to E(N)
+ * over k = 0..gamma; with stay 1/2 each position's state is a fresh coin,
+ * so it is the mean acceptance to the k; the stationary mean per position
+ * is the two states' average. */
+START_TEST(markov_survival_and_mean)
+{
+    const sd_markov m = { 0.95, 0.3, 0.9 }, coin = { 0.9, 0.3, 0.5 };
+    ck_assert_double_eq_tol(sd_theory_markov_mean_alpha(&m), 0.625, 1e-15);
+    ck_assert_double_eq_tol(sd_theory_markov_mean_alpha(&coin), 0.6, 1e-15);
+    for (double g = 1; g <= 12; g++) {
+        double sum = 0;
+        ck_assert_double_eq(sd_theory_markov_survival(&m, g, 0), 1.0);
+        for (double k = 0; k <= g; k++) {
+            sum += sd_theory_markov_survival(&m, g, k);
+            ck_assert_rel(sd_theory_markov_survival(&coin, g, k), pow(0.6, k), 1e-13);
+        }
+        ck_assert_rel(sum, sd_theory_markov_expected_tokens(&m, g), 1e-13);
+    }
+    /* iterations start after a rejection, more often in the hard state: below the mean */
+    ck_assert(sd_theory_markov_survival(&m, 5, 1) < 0.625);
+    ck_assert(isnan(sd_theory_markov_survival(&m, 5, 6)));   /* k in [0, gamma] */
+    ck_assert(isnan(sd_theory_markov_survival(&m, 5, 1.5))); /* whole */
+}
+END_TEST
+
 Suite *theory_suite(void)
 {
     Suite *s = suite_create("theory");
@@ -580,6 +627,8 @@ Suite *theory_suite(void)
     tcase_add_test(dep, markov_large_gamma);
     tcase_add_test(dep, metrics_round_trip);
     tcase_add_test(dep, markov_fit);
+    tcase_add_test(dep, metrics_and_forms_at_a_length);
+    tcase_add_test(dep, markov_survival_and_mean);
     suite_add_tcase(s, dep);
     TCase *pub = tcase_create("published numbers");
     tcase_set_timeout(pub, 120);

@@ -138,6 +138,53 @@ START_TEST(deterministic_draft_is_lossless)
 }
 END_TEST
 
+/* The rule table: the five rules in order, found by their names, their
+ * flags; on the seed's four-token example each rule's acceptance and the
+ * law of the token it emits at one position (by rank, back to tokens). */
+START_TEST(the_table_and_one_position)
+{
+    static const char *const names[] = { "adjusted", "target", "greedy", "block", "deterministic-draft" };
+    static const int greedy[] = { 0, 0, 1, 0, 1 }, blockwise[] = { 0, 0, 0, 1, 0 }, lossless[] = { 1, 0, 1, 1, 1 };
+    for (size_t i = 0; i < 5; i++) {
+        const sd_verifier *v = sd_verify_at(i);
+        ck_assert_ptr_nonnull(v);
+        ck_assert_str_eq(sd_verify_name(v), names[i]);
+        ck_assert_ptr_eq(sd_verify_find(names[i]), v);
+        ck_assert(sd_verify_summary(v) != NULL && sd_verify_summary(v)[0] != '\0');
+        ck_assert_int_eq(sd_verify_is_greedy(v), greedy[i]);
+        ck_assert_int_eq(sd_verify_is_blockwise(v), blockwise[i]);
+        ck_assert_int_eq(sd_verify_is_lossless(v), lossless[i]);
+    }
+    ck_assert_ptr_null(sd_verify_at(5));
+    ck_assert_str_eq(sd_verify_names(), "adjusted, target, greedy, block, deterministic-draft");
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    sd_model *m;
+    ck_assert_int_eq(sd_model_pair(p, q, 4, &m, NULL), SD_OK);
+    const sd_context *c = sd_model_context(m, 0);
+    /* acceptance: beta 0.55; greedy 0 (q's argmax B is not p's A); p(B) = 0.1 */
+    static const double acc[] = { 0.55, 0.55, 0.0, 0.55, 0.1 };
+    /* the emitted token's law by token: p, the seed's Case 1 min(p, q) + 0.45 p, p's argmax, p, p */
+    static const double law[][4] = { { 0.5, 0.1, 0.3, 0.1 }, { 0.425, 0.145, 0.285, 0.145 }, { 1, 0, 0, 0 },
+                                     { 0.5, 0.1, 0.3, 0.1 }, { 0.5, 0.1, 0.3, 0.1 } };
+    for (size_t i = 0; i < 5; i++) {
+        const sd_verifier *v = sd_verify_at(i);
+        ck_assert_double_eq_tol(sd_verify_acceptance(v, c), acc[i], 1e-15);
+        double out[4];
+        sd_verify_output(v, c, 4, out);
+        for (size_t r = 0; r < 4; r++)
+            ck_assert_msg(fabs(out[r] - law[i][c->token[r]]) <= 1e-15, "%s: rank %zu: %.17g", names[i], r, out[r]);
+        ck_assert_double_eq_tol(sd_verify_mean_acceptance(v, m), acc[i], 1e-15); /* one context: its acceptance */
+    }
+    gsl_rng *r = sd_rng_stream(4, 0); /* greedy rules draft q's argmax, rank of token B */
+    for (int k = 0; k < 20; k++) {
+        ck_assert_uint_eq(c->token[sd_verify_draft(sd_verify_find("greedy"), c, r)], 1);
+        ck_assert_uint_eq(c->token[sd_verify_draft(sd_verify_find("deterministic-draft"), c, r)], 1);
+    }
+    gsl_rng_free(r);
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *verify_suite(void)
 {
     Suite *s = suite_create("verify");
@@ -147,6 +194,7 @@ Suite *verify_suite(void)
     tcase_add_test(tc, p_equals_q_never_rejects);
     tcase_add_test(tc, rules_by_name);
     tcase_add_test(tc, deterministic_draft_is_lossless);
+    tcase_add_test(tc, the_table_and_one_position);
     suite_add_tcase(s, tc);
     return s;
 }
