@@ -44,7 +44,7 @@ START_TEST(a_table_holds_copies)
     ck_assert_int_eq(sd_table_cell(t, 0, 1)->type, SD_CELL_INT);
     ck_assert_int_eq(sd_table_cell(t, 0, 1)->v.i, -7);
     for (long long i = 1; i < 100; i++) { /* past the first allocation: the rows move, their text stays */
-        char label[16];
+        char label[32];
         snprintf(label, sizeof label, "row %lld", i);
         const sd_cell r[] = { sd_real(i % 2 ? INFINITY : -INFINITY), sd_int(i), sd_text(label) };
         ck_assert_int_eq(sd_table_add(t, r, NULL), SD_OK);
@@ -52,7 +52,7 @@ START_TEST(a_table_holds_copies)
     ck_assert_uint_eq(sd_table_nrows(t), 100);
     ck_assert_str_eq(sd_table_cell(t, 0, 2)->v.s, "plain");
     for (size_t i = 1; i < 100; i++) {
-        char label[16];
+        char label[32];
         snprintf(label, sizeof label, "row %zu", i);
         ck_assert_int_eq(sd_table_cell(t, i, 1)->v.i, (long long)i);
         ck_assert_str_eq(sd_table_cell(t, i, 2)->v.s, label);
