@@ -50,7 +50,7 @@ END_TEST
  * control: the same counts against the other rule's law, which differs by
  * 0.075 at A, give p-value < 1e-7 (a noncentrality of about 8000: never
  * missed). */
-START_TEST(four_token_example)
+START_TEST(four_token_counts_and_expectations)
 {
     const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
     const double target[] = { 0.425, 0.145, 0.285, 0.145 };
@@ -131,7 +131,7 @@ Suite *sample_suite(void)
     suite_add_tcase(s, tc);
     TCase *one = tcase_create("one position");
     tcase_set_timeout(one, 30); /* 1.2 million draws: well under a second, more under ASan */
-    tcase_add_test(one, four_token_example);
+    tcase_add_test(one, four_token_counts_and_expectations);
     tcase_add_test(one, refusals_name_the_field);
     suite_add_tcase(s, one);
     return s;
