@@ -50,7 +50,7 @@ CHECK_LIBS = $(shell pkg-config --libs check)
 LIB_LAYERS := common io theory random cost model mc counters report
 LIB_SRC  := $(foreach l,$(LIB_LAYERS),$(wildcard src/$(l)/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
-TEST_SRC := $(wildcard tests/*.c)
+TEST_SRC := $(wildcard tests/unit/*.c)
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
 CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/cli/%.o)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
@@ -91,7 +91,7 @@ test-docs: $(SPECDEC)
 	$(Q)sh tests/docs.sh $(SPECDEC) README.md doc
 	$(Q)sh tests/docs.sh --control $(SPECDEC) README.md doc
 
-## test-unit: the Check runner, one suite per public header
+## test-unit: the Check runner (tests/unit/), one suite per public header
 test-unit: $(TESTS)
 	@echo "  TEST  unit ($(BUILD))"
 	$(Q)$(TESTS)
@@ -165,7 +165,7 @@ $(BUILD)/cli/%.o: src/cli/%.c | deps
 	@echo "  CC    $<"
 	$(Q)$(CC) $(BASE_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/tests/%.o: tests/%.c | deps
+$(BUILD)/tests/unit/%.o: tests/unit/%.c | deps
 	@mkdir -p $(@D)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -Wno-float-equal $(shell pkg-config --cflags check) -MMD -MP -c $< -o $@

@@ -6,7 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "specdec.h"
+#include "specdec/engine.h"
+#include "specdec/partial.h"
+#include "specdec/synth.h"
+#include "specdec/verify.h"
 #include "testutil.h"
 
 static sd_model *model(unsigned vocab, sd_regime regime)
@@ -17,11 +20,6 @@ static sd_model *model(unsigned vocab, sd_regime regime)
     sd_model *m;
     ck_assert_int_eq(sd_synth_model(&c, &m, NULL), SD_OK);
     return m;
-}
-
-static sd_status record(void *arg, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err)
-{
-    return sd_partial_add_run(arg, fingerprint, s, err);
 }
 
 /* Every count and the alpha estimate, compared exactly. */
@@ -57,7 +55,7 @@ static void shard_and_merge(sd_engine_config ec, unsigned n, unsigned threads, s
     const char **names = calloc(n, sizeof *names);
     for (unsigned i = 0; i < n; i++) {
         sd_partial p = sd_partial_init(i + 1, n);
-        sd_engine_io io = { .record = record, .arg = &p };
+        sd_engine_io io = { .record = record_partial, .arg = &p };
         ec.shard = i + 1, ec.nshards = n, ec.io = &io, ec.threads = threads;
         sd_engine_stats s;
         sd_error err;
@@ -142,7 +140,7 @@ START_TEST(merge_refuses_wrong_parts)
     const char *names[] = { "a", "b", "c", "d" };
     for (unsigned i = 0; i < 4; i++) { /* shards 1, 2, 3 of 3; then shard 2 of another seed */
         p[i] = sd_partial_init(i < 3 ? i + 1 : 2, 3);
-        sd_engine_io io = { .record = record, .arg = &p[i] };
+        sd_engine_io io = { .record = record_partial, .arg = &p[i] };
         ec.shard = p[i].shard, ec.nshards = 3, ec.io = &io, ec.seed = i < 3 ? 3 : 4;
         sd_engine_stats s;
         ck_assert_int_eq(sd_engine_run(&ec, &s, NULL), SD_OK);
@@ -186,35 +184,6 @@ START_TEST(merge_refuses_wrong_parts)
 }
 END_TEST
 
-/* sample: draws in blocks of SD_SAMPLE_BLOCK, sharded by block. */
-START_TEST(sample_shards)
-{
-    sd_model *m;
-    static const double pp[] = { 0.1, 0.2, 0.3, 0.4 }, qq[] = { 0.4, 0.3, 0.2, 0.1 };
-    ck_assert_int_eq(sd_model_pair(pp, qq, 4, &m, NULL), SD_OK);
-    sd_sample_config sc = { .model = m, .verifier = sd_verify_find("adjusted"), .drafts = 1,
-                            .draws = 2 * (uint64_t)SD_SAMPLE_BLOCK + 12345, .seed = 9 };
-    uint64_t whole[4], part[4], sum[4] = { 0 };
-    double expect[4];
-    ck_assert_int_eq(sd_sample_run(&sc, whole, expect, NULL), SD_OK);
-    sd_partial parts[2] = { sd_partial_init(1, 2), sd_partial_init(2, 2) };
-    for (unsigned i = 0; i < 2; i++) {
-        sd_engine_io io = { .record = record, .arg = &parts[i] };
-        sc.shard = i + 1, sc.nshards = 2, sc.io = &io;
-        ck_assert_int_eq(sd_sample_run(&sc, part, expect, NULL), SD_OK);
-        for (int t = 0; t < 4; t++)
-            sum[t] += part[t];
-    }
-    ck_assert(memcmp(sum, whole, sizeof whole) == 0);
-    /* three blocks: shard 1 draws blocks 0 and 2 (the last, 12345 draws), shard 2 block 1 */
-    ck_assert_uint_eq(parts[0].runs[0].stats.tokens, (uint64_t)SD_SAMPLE_BLOCK + 12345);
-    ck_assert_uint_eq(parts[1].runs[0].stats.tokens, (uint64_t)SD_SAMPLE_BLOCK);
-    sd_partial_free(&parts[0]);
-    sd_partial_free(&parts[1]);
-    sd_model_free(m);
-}
-END_TEST
-
 Suite *partial_suite(void)
 {
     Suite *s = suite_create("partial");
@@ -222,7 +191,6 @@ Suite *partial_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, shards_merge_bit_for_bit);
     tcase_add_test(tc, merge_refuses_wrong_parts);
-    tcase_add_test(tc, sample_shards);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,4 +1,4 @@
-/* test_format.c -- the table type and its five renderers. */
+/* test_format.c -- the five renderers of a table (format.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,21 +98,6 @@ START_TEST(readable_rounding)
 }
 END_TEST
 
-START_TEST(nan_is_refused)
-{
-    static const char *const cols[] = { "a", "b" };
-    sd_table *t = sd_table_alloc(2, cols);
-    const sd_cell row[] = { sd_real(1.0), sd_real(NAN) };
-    sd_error err;
-    ck_assert_int_eq(sd_table_add(t, row, &err), SD_EFAIL);
-    ck_assert_str_eq(err.msg, "internal error: NaN in column b");
-    ck_assert_uint_eq(sd_table_nrows(t), 0);
-    ck_assert_uint_eq(sd_table_find(t, "b"), 1);
-    ck_assert_uint_eq(sd_table_find(t, "zz"), (size_t)-1);
-    sd_table_free(t);
-}
-END_TEST
-
 /* Issue 10: text cells were cut at 511 bytes, splitting a UTF-8 character;
  * every format now prints them whole. */
 START_TEST(long_text_cells_are_whole)
@@ -147,6 +132,22 @@ START_TEST(format_names)
 }
 END_TEST
 
+/* The names for help texts, each of which parses back. */
+START_TEST(names_for_help)
+{
+    ck_assert_str_eq(sd_format_names(), "text, tsv, csv, json, markdown");
+    static const char *const names[] = { "text", "tsv", "csv", "json", "markdown" };
+    for (int i = 0; i < 5; i++) {
+        sd_format f = (sd_format)99; /* none of them */
+        ck_assert_int_eq(sd_format_parse(names[i], &f, NULL), SD_OK);
+        ck_assert_int_eq(f, SD_FORMAT_TEXT + i);
+    }
+    sd_format f = SD_FORMAT_CSV;
+    ck_assert_int_eq(sd_format_parse("TSV", &f, NULL), SD_EINVAL); /* case matters; *out untouched */
+    ck_assert_int_eq(f, SD_FORMAT_CSV);
+}
+END_TEST
+
 Suite *format_suite(void)
 {
     Suite *s = suite_create("format");
@@ -155,9 +156,9 @@ Suite *format_suite(void)
     tcase_add_test(tc, json_nulls_and_escapes);
     tcase_add_test(tc, text_and_markdown_readable);
     tcase_add_test(tc, readable_rounding);
-    tcase_add_test(tc, nan_is_refused);
     tcase_add_test(tc, format_names);
     tcase_add_test(tc, long_text_cells_are_whole);
+    tcase_add_test(tc, names_for_help);
     suite_add_tcase(s, tc);
     return s;
 }

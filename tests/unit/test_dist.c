@@ -8,11 +8,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include <gsl/gsl_interp.h>
-
-#include "specdec/cdf.h"
 #include "specdec/dist.h"
-#include "specdec/rng.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -138,76 +134,6 @@ START_TEST(vocabularies_must_match)
 }
 END_TEST
 
-/* The reference: inversion of U = K / 2^53 over the whole table. */
-static size_t invert(const double *c, size_t n, uint64_t k)
-{
-    double x = (double)k * 0x1p-53 * c[n];
-    if (!(x < c[n]))
-        x = nextafter(c[n], 0.0);
-    return gsl_interp_bsearch(c, x, 0, n);
-}
-
-/* The sampler with the 32-bit draws a, b (and more if it asks) equals
- * inversion of the whole table at U = (a 2^21 + b / 2^11) / 2^53, and uses
- * b only when the outcome depends on it: the guide's pure cells, the search
- * between guide entries and the lazy low bits change how a draw is made,
- * never its outcome.  Over skewed, flat and gappy weights, sizes around the
- * guide's, random words and words at every cumulative boundary (the only
- * places where b matters), where b must be read. */
-START_TEST(sampler_is_exact_inversion)
-{
-    gsl_rng *s = gsl_rng_alloc(script_type()), *r = sd_rng_stream(77, 0);
-    static const size_t sizes[] = { 1, 2, 7, SD_CDF_GUIDE - 1, SD_CDF_GUIDE, SD_CDF_GUIDE + 1, 5000 };
-    size_t lazy = 0, draws = 0, boundary_reads = 0;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
-        for (int shape = 0; shape < 3; shape++) {
-            size_t n = sizes[k];
-            double *w = malloc(n * sizeof *w), *c = malloc((n + 1) * sizeof *c);
-            c[0] = 0.0;
-            for (size_t i = 0; i < n; i++) {
-                w[i] = shape == 0 ? pow((double)(i + 1), -1.5) : shape == 1 ? 1.0 : (i % 3 == 1 ? 0.0 : 1.0 + (double)(i % 7));
-                c[i + 1] = c[i] + w[i];
-            }
-            sd_cdf cdf;
-            ck_assert_int_eq(sd_cdf_init(&cdf, w, n, NULL), SD_OK);
-            for (size_t d = 0; d < 5000 + 3 * n; d++) {
-                uint32_t word[2];
-                if (d < 5000) { /* random words; a = 0 among them */
-                    word[0] = d == 7 ? 0u : (uint32_t)gsl_rng_get(r);
-                    word[1] = d == 7 ? 2048u : (uint32_t)gsl_rng_get(r);
-                } else { /* U just below, at and above the boundary c[i] / c[n] */
-                    size_t i = (d - 5000) / 3 + 1 > n - 1 ? n - 1 : (d - 5000) / 3 + 1;
-                    uint64_t kb = (uint64_t)(c[i] / c[n] * 0x1p53) + (d % 3) - 1;
-                    if (kb == 0 || kb >= ((uint64_t)1 << 53))
-                        continue;
-                    word[0] = (uint32_t)(kb >> 21);
-                    word[1] = (uint32_t)(kb & 0x1fffff) << 11;
-                }
-                uint64_t key = (uint64_t)word[0] << 21 | word[1] >> 11;
-                script_load(s, word, 2);
-                size_t got = sd_cdf_sample(&cdf, s), used = script_used(s);
-                ck_assert_uint_eq(got, invert(c, n, key));
-                ck_assert(w[got] > 0.0);
-                ck_assert_uint_le(used, 2);
-                /* b unread: the whole interval of U with top bits a gives this outcome */
-                if (used == 1 && word[0] != 0)
-                    ck_assert_uint_eq(got, invert(c, n, (uint64_t)word[0] << 21 | 0x1fffff));
-                if (used == 2 && invert(c, n, (uint64_t)word[0] << 21) != invert(c, n, (uint64_t)word[0] << 21 | 0x1fffff))
-                    boundary_reads++;
-                lazy += d < 5000 && d != 7 && used == 1, draws += d < 5000 && d != 7;
-            }
-            sd_cdf_free(&cdf);
-            free(w);
-            free(c);
-        }
-    /* a random draw (a != 0) takes two words with probability about n 2^-32; boundaries were read */
-    ck_assert_msg(lazy >= draws - 5, "%zu of %zu draws took one word", lazy, draws);
-    ck_assert_uint_gt(boundary_reads, 1000);
-    gsl_rng_free(s);
-    gsl_rng_free(r);
-}
-END_TEST
-
 START_TEST(multi_draft_acceptance)
 {
     const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
@@ -221,18 +147,37 @@ START_TEST(multi_draft_acceptance)
 }
 END_TEST
 
+/* The deterministic-draft acceptance p(argmax q), by hand. */
+START_TEST(point_acceptance)
+{
+    /* q ties for its maximum: the tied token p ranks first */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 0.1, 0.6, 0.3 }, (const double[]){ 0.4, 0.4, 0.2 }, 3),
+                        0.6);
+    /* the seed's four-token example: q's argmax is B, p(B) = 0.1 (beta is 0.55) */
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    ck_assert_double_eq(sd_dist_point_acceptance(p, q, 4), 0.1);
+    ck_assert_double_eq(sd_dist_point_acceptance(q, p, 4), 0.2); /* p's argmax is A, q(A) = 0.2 */
+    ck_assert_double_eq(sd_dist_point_acceptance(p, p, 4), 0.5); /* p = q: max p, not 1 */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 1, 0 }, (const double[]){ 0, 1 }, 2), 0.0);
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 1 }, (const double[]){ 1 }, 1), 1.0);
+    /* q ties across three tokens: the one p ranks first among them, not the first index */
+    ck_assert_double_eq(sd_dist_point_acceptance((const double[]){ 0.2, 0.1, 0.3, 0.4 },
+                                                 (const double[]){ 0.3, 0.3, 0.3, 0.1 }, 4), 0.3);
+}
+END_TEST
+
 Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
     TCase *tc = tcase_create("dist");
-    tcase_set_timeout(tc, 60); /* the exactness test makes ~10^5 scripted draws: seconds under ASan on a busy machine */
+    tcase_set_timeout(tc, 60); /* dlk_is_one_minus_beta draws 200 Dirichlet pairs of up to 5000 tokens */
     tcase_add_test(tc, four_token_example);
     tcase_add_test(tc, dlk_is_one_minus_beta);
     tcase_add_test(tc, files_accepted);
     tcase_add_test(tc, files_rejected);
     tcase_add_test(tc, vocabularies_must_match);
     tcase_add_test(tc, multi_draft_acceptance);
-    tcase_add_test(tc, sampler_is_exact_inversion);
+    tcase_add_test(tc, point_acceptance);
     suite_add_tcase(s, tc);
     return s;
 }

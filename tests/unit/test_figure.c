@@ -1,7 +1,6 @@
 /* test_figure.c -- the figures' data against the theory, the engine and the
- * cost model; the figure table; errors naming parameters; the shipped data
- * files at their published rounding.  (The gnuplot scripts are the
- * program's: tests/cli.sh checks them.) */
+ * cost model; the figure table; errors naming parameters.  (The gnuplot
+ * scripts are the program's: tests/cli.sh checks them.) */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +11,10 @@
 #include "specdec/cost.h"
 #include "specdec/figure.h"
 #include "specdec/fit.h"
+#include "specdec/npy.h"
 #include "specdec/parse.h"
-#include "specdec/tsv.h"
+#include "specdec/sampling.h"
+#include "specdec/table.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
@@ -526,41 +527,37 @@ START_TEST(only_the_table_s_figures_are_computed)
 }
 END_TEST
 
-/* ---- the shipped data, at the published rounding ----------------------------- */
-
-/* Decimals written in a number like "3.69". */
-static int decimals_of(const char *s)
+/* The alpha-temperature figure from a user's pair: 41 temperatures; at T = 0 both rules
+ * accept exactly when the argmaxes agree; at T = 1 the means are sd_sampling_rows'. */
+START_TEST(alpha_temperature_figure_from_a_pair)
 {
-    const char *dot = strchr(s, '.');
-    return dot ? (int)strlen(dot + 1) : 0;
-}
-
-static void check_reported(const char *path)
-{
-    sd_tsv t;
-    ck_assert_int_eq(sd_tsv_load(path, 1, 1000, &t, NULL), SD_OK);
-    size_t a = sd_tsv_column(&t, "alpha"), c = sd_tsv_column(&t, "cost"), g = sd_tsv_column(&t, "gamma"),
-           r = sd_tsv_column(&t, "reported");
-    ck_assert(a != (size_t)-1 && c != (size_t)-1 && g != (size_t)-1 && r != (size_t)-1);
-    ck_assert_uint_gt(t.nrows, 0);
-    for (size_t i = 0; i < t.nrows; i++) {
-        double f = sd_theory_improvement(strtod(t.row[i].field[a], NULL), strtod(t.row[i].field[g], NULL),
-                                         strtod(t.row[i].field[c], NULL));
-        char rounded[32];
-        snprintf(rounded, sizeof rounded, "%.*f", decimals_of(t.row[i].field[r]), f);
-        ck_assert_msg(strcmp(rounded, t.row[i].field[r]) == 0, "%s:%zu: eq. (10) gives %s, published %s", path,
-                      t.row[i].line, rounded, t.row[i].field[r]);
-    }
-    sd_tsv_free(&t);
-}
-
-START_TEST(shipped_scenarios_reproduce_published_numbers)
-{
-    check_reported(data_path("seed-table.tsv"));
-    check_reported(data_path("leviathan2023.tsv"));
-    char flop[16]; /* Table 1's FLOP factor */
-    snprintf(flop, sizeof flop, "%.2f", sd_theory_flop_factor(0.8, 5, 0));
-    ck_assert_str_eq(flop, "1.63");
+    double pv[] = { 0.0, 1.0, 2.385, 0.5, 3.0, -1.0, 0.2, 0.1, 0.0 };
+    double qv[] = { 0.3, 1.0, 1.5, 2.0, 0.0, -2.0, 0.0, 0.0, 0.0 };
+    char pp[64], qp[64];
+    snprintf(pp, sizeof pp, "/tmp/specdec-test-%ld-p.npy", (long)getpid());
+    snprintf(qp, sizeof qp, "/tmp/specdec-test-%ld-q.npy", (long)getpid());
+    ck_assert_int_eq(sd_npy_save(pp, pv, 3, 3, NULL), SD_OK);
+    ck_assert_int_eq(sd_npy_save(qp, qv, 3, 3, NULL), SD_OK);
+    sd_figure_input in = { .threads = 1, .p_npy = pp, .q_npy = qp };
+    sd_figure_data d;
+    sd_error err;
+    ck_assert_msg(sd_figure_compute(sd_figure_find("alpha-temperature"), &in, &d, &err) == SD_OK, "%s", err.msg);
+    ck_assert_uint_eq(d.nblocks, 1);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 41);
+    /* T = 0: row 0's argmaxes agree (2, 2), row 1's do not (1, 0), row 2's do (0, and q's tie: the lowest id) */
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 0, 1)->v.r, 2.0 / 3, 1e-15);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 0, 4)->v.r, 2.0 / 3, 1e-15);
+    sd_npy p = { 3, 3, 2, pv }, q = { 3, 3, 2, qv };
+    sd_sampling s = sd_sampling_defaults();
+    double beta[3], dd[3];
+    ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q, SD_INPUT_LOGITS, s, s, "p", "q" }, beta, dd, NULL), SD_OK);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 0)->v.r, 1.0, 1e-12);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 1)->v.r, (beta[0] + beta[1] + beta[2]) / 3, 1e-12);
+    ck_assert_double_eq_tol(sd_table_cell(d.block[0], 20, 4)->v.r, (dd[0] + dd[1] + dd[2]) / 3, 1e-12);
+    sd_figure_data_free(&d);
+    in.q_npy = NULL;
+    ck_assert_int_eq(sd_figure_compute(sd_figure_find("alpha-temperature"), &in, &d, &err), SD_EINVAL);
+    unlink(pp), unlink(qp);
 }
 END_TEST
 
@@ -583,7 +580,9 @@ Suite *figure_suite(void)
     tcase_add_test(tc, errors_name_the_parameter);
     tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
     tcase_add_test(tc, only_the_table_s_figures_are_computed);
-    tcase_add_test(tc, shipped_scenarios_reproduce_published_numbers);
     suite_add_tcase(s, tc);
+    TCase *pair = tcase_create("from a matrix pair");
+    tcase_add_test(pair, alpha_temperature_figure_from_a_pair);
+    suite_add_tcase(s, pair);
     return s;
 }

@@ -1,15 +1,19 @@
 /* test_theory.c -- closed forms against the seed's numbers, identities,
- * a 113-bit brute-force reference, brute-force optima and a GSL minimiser. */
+ * a 113-bit brute-force reference, brute-force optima and a GSL minimiser;
+ * the shipped data files at their published rounding. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
 #include <gsl/gsl_rng.h>
 
-#include "testutil.h"
 #include "specdec/theory.h"
+#include "specdec/tsv.h"
+#include "testutil.h"
 
 /* ---- reference: E(N) = sum_{j=0..gamma} alpha^j by plain summation in
  * binary128 (113-bit significand): 10^7 terms lose at most ~1e-27. */
@@ -493,6 +497,106 @@ START_TEST(metrics_round_trip)
 }
 END_TEST
 
+/* A two-state Markov acceptance fitted to a sequence by hand (from the ngram
+ * suite's markov_fit_and_rows_model). */
+START_TEST(markov_fit)
+{
+    const double a[] = { 0.9, 0.95, 0.9, 0.2, 0.3, 0.2, 0.9, 0.95 };
+    sd_markov k = sd_theory_markov_fit(a, 8); /* hard: the 4 smallest, 0.2, 0.3, 0.2 and one of the 0.9s */
+    ck_assert_double_eq_tol(k.a_easy, (0.9 + 0.9 + 0.95 + 0.95) / 4, 1e-15);
+    ck_assert_double_eq_tol(k.a_hard, (0.9 + 0.2 + 0.3 + 0.2) / 4, 1e-15);
+    /* H E E H H H E E, E E H H H H E E or E E E H H H H E: 4 or 5 of 7 neighbours alike */
+    ck_assert_msg(fabs(k.stay - 4.0 / 7) < 1e-15 || fabs(k.stay - 5.0 / 7) < 1e-15, "stay %g", k.stay);
+    k = sd_theory_markov_fit((const double[]){ 0.75, 0.75, 0.75 }, 3); /* all tied: the states are alike */
+    ck_assert(k.a_easy == 0.75 && k.a_hard == 0.75 && k.stay >= 0.0 && k.stay < 1.0);
+}
+END_TEST
+
+/* ---- the shipped data, at the published rounding ----------------------------- */
+
+/* Decimals written in a number like "3.69". */
+static int decimals_of(const char *s)
+{
+    const char *dot = strchr(s, '.');
+    return dot ? (int)strlen(dot + 1) : 0;
+}
+
+static void check_reported(const char *path)
+{
+    sd_tsv t;
+    ck_assert_int_eq(sd_tsv_load(path, 1, 1000, &t, NULL), SD_OK);
+    size_t a = sd_tsv_column(&t, "alpha"), c = sd_tsv_column(&t, "cost"), g = sd_tsv_column(&t, "gamma"),
+           r = sd_tsv_column(&t, "reported");
+    ck_assert(a != (size_t)-1 && c != (size_t)-1 && g != (size_t)-1 && r != (size_t)-1);
+    ck_assert_uint_gt(t.nrows, 0);
+    for (size_t i = 0; i < t.nrows; i++) {
+        double f = sd_theory_improvement(strtod(t.row[i].field[a], NULL), strtod(t.row[i].field[g], NULL),
+                                         strtod(t.row[i].field[c], NULL));
+        char rounded[32];
+        snprintf(rounded, sizeof rounded, "%.*f", decimals_of(t.row[i].field[r]), f);
+        ck_assert_msg(strcmp(rounded, t.row[i].field[r]) == 0, "%s:%zu: eq. (10) gives %s, published %s", path,
+                      t.row[i].line, rounded, t.row[i].field[r]);
+    }
+    sd_tsv_free(&t);
+}
+
+START_TEST(shipped_scenarios_reproduce_published_numbers)
+{
+    check_reported(data_path("seed-table.tsv"));
+    check_reported(data_path("leviathan2023.tsv"));
+    char flop[16]; /* Table 1's FLOP factor */
+    snprintf(flop, sizeof flop, "%.2f", sd_theory_flop_factor(0.8, 5, 0));
+    ck_assert_str_eq(flop, "1.63");
+}
+END_TEST
+
+/* Engine metrics and the "_at" forms by hand, at alpha 0.8, gamma 5:
+ * E(N) = (1 - 0.8^6) / 0.2 = 3.68928. */
+START_TEST(metrics_and_forms_at_a_length)
+{
+    sd_metrics k = sd_theory_metrics(0.8, 5);
+    ck_assert_rel(k.mean_acceptance_length, 3.68928, 1e-14);
+    ck_assert_rel(k.acceptance_rate, 2.68928 / 5, 1e-14);
+    ck_assert_rel(k.system_efficiency, 3.68928 / 6, 1e-14);
+    k = sd_theory_metrics(0.8, 0); /* no drafts: no rate; one token */
+    ck_assert(isnan(k.acceptance_rate));
+    ck_assert_double_eq(k.mean_acceptance_length, 1.0);
+    ck_assert_double_eq(k.system_efficiency, 1.0);
+    k = sd_theory_metrics(-0.1, 5);
+    ck_assert(isnan(k.acceptance_rate) && isnan(k.mean_acceptance_length) && isnan(k.system_efficiency));
+    ck_assert_rel(sd_theory_improvement_at(3.68928, 5, 0.02), 3.68928 / 1.1, 1e-15);
+    ck_assert_rel(sd_theory_flop_factor_at(3.68928, 5, 0.05), 6.25 / 3.68928, 1e-15);
+    ck_assert(isnan(sd_theory_improvement_at(0.5, 5, 0.02))); /* tokens >= 1 */
+    ck_assert(isnan(sd_theory_flop_factor_at(0.5, 5, 0.05)));
+    ck_assert(isnan(sd_theory_improvement_at(2, 5, -1)));
+}
+END_TEST
+
+/* The Markov chain's per-position survival: 1 at k = 0, summing to E(N)
+ * over k = 0..gamma; with stay 1/2 each position's state is a fresh coin,
+ * so it is the mean acceptance to the k; the stationary mean per position
+ * is the two states' average. */
+START_TEST(markov_survival_and_mean)
+{
+    const sd_markov m = { 0.95, 0.3, 0.9 }, coin = { 0.9, 0.3, 0.5 };
+    ck_assert_double_eq_tol(sd_theory_markov_mean_alpha(&m), 0.625, 1e-15);
+    ck_assert_double_eq_tol(sd_theory_markov_mean_alpha(&coin), 0.6, 1e-15);
+    for (double g = 1; g <= 12; g++) {
+        double sum = 0;
+        ck_assert_double_eq(sd_theory_markov_survival(&m, g, 0), 1.0);
+        for (double k = 0; k <= g; k++) {
+            sum += sd_theory_markov_survival(&m, g, k);
+            ck_assert_rel(sd_theory_markov_survival(&coin, g, k), pow(0.6, k), 1e-13);
+        }
+        ck_assert_rel(sum, sd_theory_markov_expected_tokens(&m, g), 1e-13);
+    }
+    /* iterations start after a rejection, more often in the hard state: below the mean */
+    ck_assert(sd_theory_markov_survival(&m, 5, 1) < 0.625);
+    ck_assert(isnan(sd_theory_markov_survival(&m, 5, 6)));   /* k in [0, gamma] */
+    ck_assert(isnan(sd_theory_markov_survival(&m, 5, 1.5))); /* whole */
+}
+END_TEST
+
 Suite *theory_suite(void)
 {
     Suite *s = suite_create("theory");
@@ -522,6 +626,13 @@ Suite *theory_suite(void)
     tcase_add_test(dep, markov_transfer_matrix);
     tcase_add_test(dep, markov_large_gamma);
     tcase_add_test(dep, metrics_round_trip);
+    tcase_add_test(dep, markov_fit);
+    tcase_add_test(dep, metrics_and_forms_at_a_length);
+    tcase_add_test(dep, markov_survival_and_mean);
     suite_add_tcase(s, dep);
+    TCase *pub = tcase_create("published numbers");
+    tcase_set_timeout(pub, 120);
+    tcase_add_test(pub, shipped_scenarios_reproduce_published_numbers);
+    suite_add_tcase(s, pub);
     return s;
 }
