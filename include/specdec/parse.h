@@ -50,7 +50,7 @@ SD_API sd_status sd_parse_list(const char *text, const sd_domain *dom, sd_list *
 SD_API void sd_parse_list_free(sd_list *list);
 
 /* Formats dom's interval for a message, e.g. "[0, 1]" or "whole numbers in
- * [1, 1e+09]", into buf[0..size-1] (truncated to fit).  Returns buf; never
+ * [1, 1000000000]", into buf[0..size-1] (truncated to fit).  Returns buf; never
  * fails. */
 SD_API const char *sd_parse_domain_describe(const sd_domain *dom, char *buf, size_t size);
 
