@@ -3,8 +3,8 @@
  * The input of `specdec fit` (issue 11): how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
  * many drafts had their first i+1 tokens all accepted.  Six formats, each
- * read exactly as its engine writes it (the reader of each cites the source
- * in src/counters.c):
+ * read exactly as its engine writes it (the reader of each, one file per
+ * format under src/counters/, cites the source):
  *
  *   prometheus  a saved /metrics scrape (Prometheus text exposition format,
  *               https://prometheus.io/docs/instrumenting/exposition_formats/)
