@@ -50,8 +50,10 @@ const char *const *sd_counts_formats(void)
  * first that fails. */
 static sd_status check_counts(const sd_counters_ctx *cx, sd_counts *c)
 {
-    for (size_t i = c->gamma < MAXG ? c->gamma : MAXG; i < MAXG; i++)
-        c->accepted_at[i] = c->reached[i] = 0.0;
+    for (size_t i = c->gamma < MAXG ? c->gamma : MAXG; i < MAXG; i++) {
+        c->accepted_at[i] = 0.0;
+        c->reached[i] = 0.0;
+    }
     if (!c->has_positions)
         memset(c->accepted_at, 0, sizeof c->accepted_at);
     if (cx->opt->gamma && c->gamma != cx->opt->gamma)
@@ -78,7 +80,9 @@ static int is_header(const char *line)
 static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 {
     const sd_counters_reader *R = sd_counters_readers;
-    int seen[NREADERS] = { 0 }, first = 1, header = 1;
+    int seen[NREADERS] = { 0 };
+    int first = 1;
+    int header = 1;
     for (size_t i = 0; i < t->n; i++) {
         const char *s = t->line[i];
         for (size_t r = 0; header && is_header(s) && r < NREADERS; r++)

@@ -89,25 +89,40 @@ sd_status sd_counters_invariants(const char *who, const sd_counts *c, int with_r
 
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 
-/* prometheus.c: a saved /metrics scrape with vLLM's counters (the fallback). */
+/* prometheus.c: a saved /metrics scrape with vLLM's counters (the fallback).
+ * detect: the line, past its blanks, starts with vllm:spec_decode_ (a
+ * sample's name, plain or as {"vllm:spec_decode_), or it is the file's
+ * first line that is not blank and starts with "# HELP " or "# TYPE ".  read: every line checked
+ * as exposition text; the four counters summed over the label sets (or the
+ * one opt->select picks), less those of the scrape opt->since. */
 int sd_prometheus_detect(const char *line, int first);
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
-/* vllm_v1.c: vLLM V1's "SpecDecoding metrics:" log lines. */
+/* vllm_v1.c: vLLM V1's log lines.  detect: the line has "SpecDecoding
+ * metrics:".  read: those lines summed, each line's drafts derived. */
 int sd_vllm_v1_detect(const char *line, int first);
 sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
-/* vllm_v0.c: vLLM V0's "Speculative metrics:" log lines. */
+/* vllm_v0.c: vLLM V0's log lines.  detect: the line has "Speculative
+ * metrics:".  read: the last line of each run (a count decreasing starts a
+ * new one) summed; kind SD_COUNTS_ANY, no positions. */
 int sd_vllm_v0_detect(const char *line, int first);
 sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
-/* llama_cpp.c: llama-server's "draft acceptance" and "statistics" log lines. */
+/* llama_cpp.c: llama-server's logs.  detect: the line is a "draft acceptance
+ * [rate] =", an "acc per pos =" or a "statistics NAME: .. #gen drafts" line.
+ * read: the per-request lines summed when each gives a mean length or rates,
+ * else the last statistics line of each implementation's run; reached[]
+ * assumed as the notes say. */
 int sd_llama_cpp_detect(const char *line, int first);
 sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
-/* counts_tsv.c: the tsv table (gamma, drafts, accepted_1 ..) and the
- * histogram table (accepted, count); both read cx->path again as a TSV file
- * (sd_tsv_load), not t. */
+/* counts_tsv.c: this project's tables, both read again from cx->path as TSV
+ * files (sd_tsv_load), not from t.  The tsv table: detect: the header has
+ * the columns gamma and drafts; read: gamma, drafts, accepted_1 ..
+ * accepted_G [, draft_tokens] [, accepted_tokens], the rows summed.  The
+ * histogram: detect: the header has the columns accepted and count; read:
+ * the drafts with each number of accepted tokens, given opt->gamma. */
 int sd_counts_tsv_detect(const char *line, int first);
 sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 int sd_counts_tsv_histogram_detect(const char *line, int first);

@@ -13,8 +13,10 @@ void sd_counters_note(sd_counts *c, const char *fmt, ...)
     size_t len = strlen(c->notes);
     if (len + 2 >= sizeof c->notes)
         return;
-    if (len > 0)
-        c->notes[len++] = ' ', c->notes[len] = '\0';
+    if (len > 0) {
+        c->notes[len++] = ' ';
+        c->notes[len] = '\0';
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->notes + len, sizeof c->notes - len, fmt, ap);
@@ -24,6 +26,7 @@ void sd_counters_note(sd_counts *c, const char *fmt, ...)
             *p = '?';
 }
 
+/* 1 when x is a whole count in [0, 2^53] (NaN is not). */
 static int whole_count(double x)
 {
     return x >= 0.0 && x <= SD_TEXT_COUNT_MAX && floor(x) >= x;
@@ -42,7 +45,8 @@ sd_status sd_counters_invariants(const char *who, const sd_counts *c, int with_r
     if (!(c->drafts >= 1.0))
         return sd_status_fail(err, SD_EINVAL, "%s: zero drafts: nothing to fit", who);
     for (size_t i = 0; i < g; i++) {
-        double a = c->accepted_at[i], r = with_reached ? c->reached[i] : c->drafts;
+        double a = c->accepted_at[i];
+        double r = with_reached ? c->reached[i] : c->drafts;
         if (!whole_count(a) || !whole_count(r))
             return sd_status_fail(err, SD_EINVAL,
                                   "%s: position %zu: %.17g accepted, %.17g reached: not whole counts in [0, 2^53]", who,

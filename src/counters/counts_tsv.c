@@ -17,6 +17,8 @@
 
 #define ROWS_MAX 1000000
 
+/* Row r's field col as a whole number in [0, max] (sd_parse_number), a failure named
+ * "path:line: column". */
 static sd_status tsv_num(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, size_t col, double max, double *out)
 {
     char name[600];
@@ -32,7 +34,9 @@ static sd_status tsv_columns(const sd_counters_ctx *cx, const sd_tsv *tv, size_t
     static const char *const named[4] = { "gamma", "drafts", "draft_tokens", "accepted_tokens" };
     for (size_t i = 0; i < MAXG; i++)
         acc[i] = SIZE_MAX;
-    col[0] = col[1] = col[2] = col[3] = SIZE_MAX, *G = 0;
+    for (size_t k = 0; k < 4; k++)
+        col[k] = SIZE_MAX;
+    *G = 0;
     for (size_t j = 0; j < tv->ncolumns; j++) {
         const char *n = tv->column[j];
         size_t *slot = NULL;
@@ -43,7 +47,8 @@ static sd_status tsv_columns(const sd_counters_ctx *cx, const sd_tsv *tv, size_t
             n[9] != '0') {
             if (i > MAXG)
                 return sd_status_fail(cx->err, SD_EINVAL, "%s: column %s: gamma beyond %d", cx->path, n, MAXG);
-            slot = &acc[i - 1], *G = (size_t)i > *G ? (size_t)i : *G;
+            slot = &acc[i - 1];
+            *G = (size_t)i > *G ? (size_t)i : *G;
         }
         if (slot == NULL || *slot != SIZE_MAX)
             return sd_status_fail(cx->err, SD_EINVAL,
@@ -62,10 +67,15 @@ static sd_status tsv_columns(const sd_counters_ctx *cx, const sd_tsv *tv, size_t
     return SD_OK;
 }
 
+/* Adds row r of the tsv table to c: its drafts, draft tokens (drafts x gamma
+ * without the column), accepted tokens (the sum of accepted_i without it) and
+ * accepted_i; SD_EINVAL when a field is not a whole count, gamma is not the
+ * columns', the counts rise with position or contradict each other. */
 static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, const size_t *col, const size_t *acc,
                          size_t G, sd_counts *c)
 {
-    double g, n, a[MAXG], sum = 0.0, D, A;
+    double g, n, a[MAXG], D, A;
+    double sum = 0.0;
     size_t ln = tv->row[r].line;
     sd_status st = tsv_num(cx, tv, r, col[0], MAXG, &g);
     if (st == SD_OK)
@@ -83,7 +93,8 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f exceeds %s %.0f: %s", cx->path, ln,
                                   tv->column[acc[i]], a[i], i ? tv->column[acc[i - 1]] : "drafts", i ? a[i - 1] : n,
                                   i ? "per-position counts cannot rise with position" : "impossible");
-    D = n * g, A = sum;
+    D = n * g;
+    A = sum;
     if ((col[2] != SIZE_MAX && (st = tsv_num(cx, tv, r, col[2], SD_TEXT_COUNT_MAX, &D)) != SD_OK) ||
         (col[3] != SIZE_MAX && (st = tsv_num(cx, tv, r, col[3], SD_TEXT_COUNT_MAX, &A)) != SD_OK))
         return st;
@@ -92,7 +103,9 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
                               "%s:%zu: %.0f accepted and %.0f draft tokens: expected accepted = the sum of accepted_i "
                               "(%.0f) and accepted <= draft tokens <= drafts x gamma (%.0f)",
                               cx->path, ln, A, D, sum, n * g);
-    c->drafts += n, c->draft_tokens += D, c->accepted_tokens += A;
+    c->drafts += n;
+    c->draft_tokens += D;
+    c->accepted_tokens += A;
     for (size_t i = 0; i < G; i++)
         c->accepted_at[i] += a[i];
     return SD_OK;
@@ -101,7 +114,8 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
 sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     sd_tsv tv;
-    size_t col[4], acc[MAXG], G = 0;
+    size_t col[4], acc[MAXG];
+    size_t G = 0;
     (void)t;
     sd_status st = sd_tsv_load(cx->path, 1, ROWS_MAX, &tv, cx->err);
     if (st != SD_OK)
@@ -110,7 +124,8 @@ sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     for (size_t r = 0; st == SD_OK && r < tv.nrows; r++)
         st = tsv_row(cx, &tv, r, col, acc, G, c);
     if (st == SD_OK) {
-        c->gamma = G, c->has_positions = 1;
+        c->gamma = G;
+        c->has_positions = 1;
         for (size_t i = 0; i < G; i++)
             c->reached[i] = c->drafts;
         sd_counters_note(c, "Summed %zu TSV row%s.", tv.nrows, tv.nrows == 1 ? "" : "s");
@@ -121,6 +136,8 @@ sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     return st;
 }
 
+/* Adds row r of the histogram to c: count drafts with accepted tokens each;
+ * SD_EINVAL when a field is not a whole count or accepted exceeds gamma. */
 static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, const size_t *col, sd_counts *c)
 {
     double a, n;
@@ -132,7 +149,8 @@ static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r,
     if (a > (double)cx->opt->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: accepted %.0f exceeds gamma %zu", cx->path, tv->row[r].line,
                               a, cx->opt->gamma);
-    c->drafts += n, c->accepted_tokens += a * n;
+    c->drafts += n;
+    c->accepted_tokens += a * n;
     for (size_t i = 0; i < (size_t)a; i++)
         c->accepted_at[i] += n;
     return SD_OK;
@@ -162,7 +180,9 @@ sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text 
     for (size_t r = 0; st == SD_OK && r < tv.nrows; r++)
         st = hist_row(cx, &tv, r, col, c);
     if (st == SD_OK) {
-        c->gamma = cx->opt->gamma, c->has_positions = 1, c->draft_tokens = c->drafts * (double)c->gamma;
+        c->gamma = cx->opt->gamma;
+        c->has_positions = 1;
+        c->draft_tokens = c->drafts * (double)c->gamma;
         for (size_t i = 0; i < c->gamma; i++)
             c->reached[i] = c->drafts;
         sd_counters_note(c,
@@ -180,10 +200,13 @@ static int has_column(const char *line, const char *word)
     const char *s = line;
     int has = 0;
     while (*s) {
-        const char *e = strchr(s, '\t'), *f = s;
+        const char *e = strchr(s, '\t');
+        const char *f = s;
         size_t n = e ? (size_t)(e - s) : strlen(s);
-        while (n > 0 && f[0] == ' ')
-            f++, n--;
+        while (n > 0 && f[0] == ' ') {
+            f++;
+            n--;
+        }
         while (n > 0 && f[n - 1] == ' ')
             n--;
         has |= sd_text_span_is(f, n, word);

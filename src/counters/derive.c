@@ -16,14 +16,17 @@ double sd_derive_widen(double h)
  * non-increasing, into lo/hi; 1 when some choice sums to A. */
 static int dv_feasible(const sd_derive_in *in, uint64_t n, uint64_t *lo, uint64_t *hi)
 {
-    double dn = (double)n, h = sd_derive_widen(in->hr);
+    double dn = (double)n;
+    double h = sd_derive_widen(in->hr);
     if (in->kmax && ((double)in->A > dn * (double)in->kmax || (double)in->D > dn * (double)in->kmax))
         return 0;
     for (size_t i = 0; i < in->k; i++) {
-        double a = fmax(0.0, ceil((in->r[i] - h) * dn)), b = fmin(dn, floor((in->r[i] + h) * dn));
+        double a = fmax(0.0, ceil((in->r[i] - h) * dn));
+        double b = fmin(dn, floor((in->r[i] + h) * dn));
         if (a > b)
             return 0;
-        lo[i] = (uint64_t)a, hi[i] = (uint64_t)b;
+        lo[i] = (uint64_t)a;
+        hi[i] = (uint64_t)b;
     }
     if (in->c0 >= 0 && in->k > 0) {
         lo[0] = lo[0] > (uint64_t)in->c0 ? lo[0] : (uint64_t)in->c0;
@@ -33,11 +36,13 @@ static int dv_feasible(const sd_derive_in *in, uint64_t n, uint64_t *lo, uint64_
         hi[i] = hi[i] < hi[i - 1] ? hi[i] : hi[i - 1];
     for (size_t i = in->k; i-- > 1;)
         lo[i - 1] = lo[i - 1] > lo[i] ? lo[i - 1] : lo[i];
-    uint64_t slo = 0, shi = 0;
+    uint64_t slo = 0;
+    uint64_t shi = 0;
     for (size_t i = 0; i < in->k; i++) {
         if (lo[i] > hi[i])
             return 0;
-        slo += lo[i], shi += hi[i];
+        slo += lo[i];
+        shi += hi[i];
     }
     return in->k == 0 || (slo <= in->A && in->A <= shi);
 }
@@ -63,9 +68,13 @@ static int dv_bound(uint64_t A, double x, double h, double *lo, double *hi, doub
  * sum; NaN when A = 0 or neither is positive); 0 when none. */
 static int dv_range(const sd_derive_in *in, double *lo, double *hi, double *est)
 {
-    *lo = 1.0, *hi = in->D > 0 ? (double)in->D : INFINITY, *est = NAN;
-    if (in->n_fixed)
-        *lo = *hi = (double)in->n_fixed;
+    *lo = 1.0;
+    *hi = in->D > 0 ? (double)in->D : INFINITY;
+    *est = NAN;
+    if (in->n_fixed) {
+        *lo = (double)in->n_fixed;
+        *hi = (double)in->n_fixed;
+    }
     if (in->kmax) {
         uint64_t m = in->A > in->D ? in->A : in->D;
         *lo = fmax(*lo, ceil((double)m / (double)in->kmax));
@@ -84,7 +93,8 @@ static int dv_range(const sd_derive_in *in, double *lo, double *hi, double *est)
  * then raised (front first) or lowered (back first) to sum to A. */
 static int dv_counts(const sd_derive_in *in, uint64_t n, const uint64_t *lo, const uint64_t *hi, sd_derive_out *out)
 {
-    uint64_t sum = 0, *c = out->c;
+    uint64_t sum = 0;
+    uint64_t *c = out->c;
     out->n = n;
     if (in->k == 0)
         return SD_DERIVE_OK;
@@ -97,12 +107,16 @@ static int dv_counts(const sd_derive_in *in, uint64_t n, const uint64_t *lo, con
     }
     uint64_t d = sum < in->A ? in->A - sum : sum - in->A;
     for (size_t i = 0; sum < in->A && i < in->k && d > 0; i++) {
-        uint64_t cap = i > 0 && c[i - 1] < hi[i] ? c[i - 1] : hi[i], add = cap - c[i] < d ? cap - c[i] : d;
-        c[i] += add, d -= add;
+        uint64_t cap = i > 0 && c[i - 1] < hi[i] ? c[i - 1] : hi[i];
+        uint64_t add = cap - c[i] < d ? cap - c[i] : d;
+        c[i] += add;
+        d -= add;
     }
     for (size_t i = in->k; sum > in->A && i-- > 0 && d > 0;) {
-        uint64_t fl = i + 1 < in->k && c[i + 1] > lo[i] ? c[i + 1] : lo[i], sub = c[i] - fl < d ? c[i] - fl : d;
-        c[i] -= sub, d -= sub;
+        uint64_t fl = i + 1 < in->k && c[i + 1] > lo[i] ? c[i + 1] : lo[i];
+        uint64_t sub = c[i] - fl < d ? c[i] - fl : d;
+        c[i] -= sub;
+        d -= sub;
     }
     return d == 0 ? SD_DERIVE_OK : SD_DERIVE_INCONSISTENT;
 }
@@ -111,21 +125,27 @@ static int dv_counts(const sd_derive_in *in, uint64_t n, const uint64_t *lo, con
  * nearest est; out->nlo, out->nhi: the feasible range (or [lo, hi] when too wide). */
 static int dv_search(const sd_derive_in *in, double lo, double hi, double est, sd_derive_out *out)
 {
-    uint64_t l[MAXG], h[MAXG], best = 0;
+    uint64_t l[MAXG], h[MAXG];
+    uint64_t best = 0;
     double bestd = INFINITY;
     int wide = hi - lo > SEARCH_MAX;
     double start = wide ? fmin(fmax(round(est), lo), hi) : lo;
-    out->nlo = wide ? (uint64_t)lo : UINT64_MAX, out->nhi = wide ? (uint64_t)hi : 0;
+    out->nlo = wide ? (uint64_t)lo : UINT64_MAX;
+    out->nhi = wide ? (uint64_t)hi : 0;
     for (uint64_t t = 0; t <= SEARCH_MAX && (wide || start + (double)t <= hi); t++) {
         double cand[2] = { start + (double)t, start - (double)t };
         for (int j = 0; j < (wide && t > 0 ? 2 : 1); j++) {
             if (!(cand[j] >= lo && cand[j] <= hi) || !dv_feasible(in, (uint64_t)cand[j], l, h))
                 continue;
             uint64_t n = (uint64_t)cand[j];
-            if (!wide)
-                out->nlo = n < out->nlo ? n : out->nlo, out->nhi = n > out->nhi ? n : out->nhi;
-            if (fabs(cand[j] - est) < bestd)
-                bestd = fabs(cand[j] - est), best = n;
+            if (!wide) {
+                out->nlo = n < out->nlo ? n : out->nlo;
+                out->nhi = n > out->nhi ? n : out->nhi;
+            }
+            if (fabs(cand[j] - est) < bestd) {
+                bestd = fabs(cand[j] - est);
+                best = n;
+            }
         }
         if (wide && best > 0)
             break;
@@ -145,7 +165,8 @@ int sd_derive_solve(const sd_derive_in *in, sd_derive_out *out)
     if (in->full && in->kmax && in->D % in->kmax == 0) {
         uint64_t n0 = in->D / in->kmax;
         if ((double)n0 >= lo && (double)n0 <= hi && dv_feasible(in, n0, l, h)) {
-            out->nlo = out->nhi = n0;
+            out->nlo = n0;
+            out->nhi = n0;
             out->full = hi - lo > SEARCH_MAX;
             for (double m = lo; m <= hi && !out->full; m++)
                 out->full = (uint64_t)m != n0 && dv_feasible(in, (uint64_t)m, l, h);
@@ -160,7 +181,8 @@ int sd_derive_solve(const sd_derive_in *in, sd_derive_out *out)
 
 int sd_derive_fill_reached(uint64_t n, uint64_t G, const uint64_t *c, size_t k, size_t kmax, double *reached)
 {
-    uint64_t r[MAXG] = { 0 }, sum = 0;
+    uint64_t r[MAXG] = { 0 };
+    uint64_t sum = 0;
     if (kmax == 0 || kmax > MAXG || k > kmax || n == 0)
         return 0;
     for (size_t i = 0; i < kmax; i++) {
@@ -171,9 +193,11 @@ int sd_derive_fill_reached(uint64_t n, uint64_t G, const uint64_t *c, size_t k, 
     }
     if (sum > G || (double)G > (double)n * (double)kmax)
         return 0;
-    for (size_t i = 1, left = G - sum; i < kmax && left > 0; i++) {
+    uint64_t left = G - sum;
+    for (size_t i = 1; i < kmax && left > 0; i++) {
         uint64_t add = n - r[i] < left ? n - r[i] : left;
-        r[i] += add, left -= add;
+        r[i] += add;
+        left -= add;
     }
     for (size_t i = 0; i < kmax; i++)
         reached[i] += (double)r[i];
@@ -183,13 +207,16 @@ int sd_derive_fill_reached(uint64_t n, uint64_t G, const uint64_t *c, size_t k, 
 void sd_derive_add(sd_derive_sum *s, const sd_derive_in *in, const sd_derive_out *o)
 {
     s->lines++;
-    s->drafts += (double)o->n, s->D += (double)in->D, s->A += (double)in->A;
+    s->drafts += (double)o->n;
+    s->D += (double)in->D;
+    s->A += (double)in->A;
     for (size_t i = 0; i < in->k; i++)
         s->c[i] += (double)o->c[i];
     s->no_positions += in->k == 0;
     s->full += o->full;
     s->ambiguous += !o->full && o->nhi > o->nlo;
-    s->nlo += (double)(o->nhi > o->nlo ? o->nlo : o->n), s->nhi += (double)(o->nhi > o->nlo ? o->nhi : o->n);
+    s->nlo += (double)(o->nhi > o->nlo ? o->nlo : o->n);
+    s->nhi += (double)(o->nhi > o->nlo ? o->nhi : o->n);
 }
 
 sd_status sd_derive_rates_fall(const sd_counters_ctx *cx, size_t ln, const double *r, size_t k)

@@ -67,13 +67,19 @@ static int ll_kind(const char *line, const char **after)
     if (m != NULL) {
         const char *s = m + strlen("draft acceptance");
         s += strncmp(s, " rate", 5) == 0 ? 5 : 0;
-        if (*sd_text_skip_blank(s) == '=')
-            return *after = s, LL_REQ;
+        if (*sd_text_skip_blank(s) == '=') {
+            *after = s;
+            return LL_REQ;
+        }
     }
-    if ((m = strstr(line, "acc per pos")) != NULL && *sd_text_skip_blank(m + strlen("acc per pos")) == '=')
-        return *after = sd_text_skip_blank(m + strlen("acc per pos")) + 1, LL_POS;
-    if ((m = strstr(line, "statistics ")) != NULL && strstr(m, "#gen drafts") != NULL)
-        return *after = m + strlen("statistics "), LL_STAT;
+    if ((m = strstr(line, "acc per pos")) != NULL && *sd_text_skip_blank(m + strlen("acc per pos")) == '=') {
+        *after = sd_text_skip_blank(m + strlen("acc per pos")) + 1;
+        return LL_POS;
+    }
+    if ((m = strstr(line, "statistics ")) != NULL && strstr(m, "#gen drafts") != NULL) {
+        *after = m + strlen("statistics ");
+        return LL_STAT;
+    }
     return LL_NONE;
 }
 
@@ -105,15 +111,22 @@ static int paren_rates(const char *v, size_t vn, double *r, size_t *k, double *h
     return vn >= 2 && v[0] == '(' && v[vn - 1] == ')' && sd_text_rates(v + 1, vn - 2, r, MAXG, k, h) && *k <= MAXG;
 }
 
+/* The fields after "(A accepted / G generated)" of a request line into *o:
+ * the mean length and the per-position rates (other fields are ignored).
+ * SD_EINVAL when one cannot be read or repeats, or an item is not key = value. */
 static sd_status ll_req_rest(const sd_counters_ctx *cx, const char *s, ll_req *o)
 {
     const char *it;
     size_t n;
     while (sd_text_next_item(&s, &it, &n)) {
-        const char *eq = memchr(it, '=', n), *key = it, *v = eq ? eq + 1 : it;
-        size_t kn = eq ? (size_t)(eq - it) : n, vn = eq ? n - kn - 1 : 0;
+        const char *eq = memchr(it, '=', n);
+        const char *key = it;
+        const char *v = eq ? eq + 1 : it;
+        size_t kn = eq ? (size_t)(eq - it) : n;
+        size_t vn = eq ? n - kn - 1 : 0;
         int ok = n == 0;
-        sd_text_trim(&key, &kn), sd_text_trim(&v, &vn);
+        sd_text_trim(&key, &kn);
+        sd_text_trim(&v, &vn);
         if (eq != NULL && (sd_text_span_is(key, kn, "mean acceptance length") || sd_text_span_is(key, kn, "mean len")))
             ok = !o->has_L++ && sd_text_decimal(v, vn, &o->L, &o->hL);
         else if (eq != NULL && sd_text_span_is(key, kn, "acceptance rate per position"))
@@ -127,11 +140,20 @@ static sd_status ll_req_rest(const sd_counters_ctx *cx, const char *s, ll_req *o
     return SD_OK;
 }
 
+/* A per-request line (s: just past "draft acceptance [rate]") into *o.
+ * SD_EINVAL when it is not "= RATE (A accepted / G generated)[, fields]",
+ * a field cannot be read, G is 0, A exceeds G, the rate is not A / G, the
+ * mean length is below 1 or the rates rise. */
 static sd_status ll_req_parse(const sd_counters_ctx *cx, size_t ln, const char *s, ll_req *o)
 {
-    const char *tok, *tA = NULL, *tG = NULL;
-    size_t tn = 0, nA = 0, nG = 0;
-    double R = 0.0, hR = 0.0;
+    const char *tok;
+    const char *tA = NULL;
+    const char *tG = NULL;
+    size_t tn = 0;
+    size_t nA = 0;
+    size_t nG = 0;
+    double R = 0.0;
+    double hR = 0.0;
     memset(o, 0, sizeof *o);
     o->line = ln;
     s = token(lit(s, "="), &tok, &tn);
@@ -162,7 +184,8 @@ static int ll_stat_field(const char *key, size_t kn, const char *v, size_t vn, l
 {
     uint64_t *dst = NULL;
     if (sd_text_span_is(key, kn, "#calls(b,g,a)")) {
-        const char *t, *s = v;
+        const char *t;
+        const char *s = v;
         size_t tn;
         uint64_t x[3];
         for (int i = 0; i < 3; i++)
@@ -181,14 +204,20 @@ static int ll_stat_field(const char *key, size_t kn, const char *v, size_t vn, l
           : sd_text_span_is(key, kn, "#acc drafts") ? &o->acc_drafts
           : sd_text_span_is(key, kn, "#gen tokens") ? &o->gen_tokens
           : sd_text_span_is(key, kn, "#acc tokens") ? &o->acc_tokens
-                                            : NULL;
+                                                    : NULL;
     return dst == NULL || sd_text_count(v, vn, dst);
 }
 
+/* A statistics line (s: just past "statistics ") into *o.  SD_EINVAL when it
+ * has no "NAME:", a field cannot be read, one of #gen drafts, #acc drafts,
+ * #gen tokens and #acc tokens is missing, or the rates rise. */
 static sd_status ll_stat_parse(const sd_counters_ctx *cx, size_t ln, const char *s, ll_stat *o)
 {
-    const char *colon = strchr(s, ':'), *name = s, *it;
-    size_t nn = colon ? (size_t)(colon - s) : 0, n;
+    const char *colon = strchr(s, ':');
+    const char *name = s;
+    const char *it;
+    size_t nn = colon ? (size_t)(colon - s) : 0;
+    size_t n;
     unsigned seen = 0;
     memset(o, 0, sizeof *o);
     o->line = ln;
@@ -197,11 +226,15 @@ static sd_status ll_stat_parse(const sd_counters_ctx *cx, size_t ln, const char 
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'statistics' line without 'NAME:'", cx->path, ln);
     snprintf(o->name, sizeof o->name, "%.*s", (int)nn, name);
     for (s = colon + 1; sd_text_next_item(&s, &it, &n);) {
-        const char *eq = memchr(it, '=', n), *key = it, *v = eq ? eq + 1 : it;
-        size_t kn = eq ? (size_t)(eq - it) : n, vn = eq ? n - kn - 1 : 0;
+        const char *eq = memchr(it, '=', n);
+        const char *key = it;
+        const char *v = eq ? eq + 1 : it;
+        size_t kn = eq ? (size_t)(eq - it) : n;
+        size_t vn = eq ? n - kn - 1 : 0;
         if (eq == NULL)
             continue; /* the further values of dur(b,g,a) */
-        sd_text_trim(&key, &kn), sd_text_trim(&v, &vn);
+        sd_text_trim(&key, &kn);
+        sd_text_trim(&v, &vn);
         seen |= (unsigned)sd_text_span_is(key, kn, "#gen drafts") |
                 (unsigned)sd_text_span_is(key, kn, "#acc drafts") << 1 |
                 (unsigned)sd_text_span_is(key, kn, "#gen tokens") << 2 |
@@ -239,7 +272,8 @@ static sd_status ll_stat_add(const sd_counters_ctx *cx, ll_log *lg, const ll_sta
         ll_stat *ns = realloc(lg->stat, cap * sizeof *ns);
         if (ns == NULL)
             return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
-        lg->stat = ns, lg->capstat = cap;
+        lg->stat = ns;
+        lg->capstat = cap;
     }
     if (i < lg->nfin + lg->nlast) { /* a restart: the old line becomes a final, the new one the latest */
         ll_stat old = lg->stat[i];
@@ -253,6 +287,7 @@ static sd_status ll_stat_add(const sd_counters_ctx *cx, ll_log *lg, const ll_sta
     return SD_OK;
 }
 
+/* Appends a request line to lg->req; SD_ENOMEM. */
 static sd_status ll_push_req(const sd_counters_ctx *cx, ll_log *lg, const ll_req *o)
 {
     if (lg->nreq == lg->capreq) {
@@ -260,12 +295,16 @@ static sd_status ll_push_req(const sd_counters_ctx *cx, ll_log *lg, const ll_req
         ll_req *nr = realloc(lg->req, cap * sizeof *nr);
         if (nr == NULL)
             return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
-        lg->req = nr, lg->capreq = cap;
+        lg->req = nr;
+        lg->capreq = cap;
     }
     lg->req[lg->nreq++] = *o;
     return SD_OK;
 }
 
+/* The llama.cpp lines of t into lg: the request lines (with their "acc per
+ * pos" lines), and per implementation the last statistics line of each run.
+ * SD_EINVAL at the first line that does not parse; SD_ENOMEM. */
 static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text *t, ll_log *lg)
 {
     sd_status st = SD_OK;
@@ -281,14 +320,16 @@ static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text *t, ll_log *lg
             const char *v = after;
             size_t vn = strlen(v);
             sd_text_trim(&v, &vn);
-            if (o == NULL || o->has_r)
+            if (o == NULL || o->has_r) {
                 st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: 'acc per pos' without its 'draft acceptance' line",
                                     cx->path, i + 1);
-            else if (!paren_rates(v, vn, o->r, &o->k, &o->hr))
+            } else if (!paren_rates(v, vn, o->r, &o->k, &o->hr)) {
                 st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: llama.cpp 'acc per pos' line: cannot read '%s'",
                                     cx->path, i + 1, v);
-            else
-                o->has_r = 1, st = sd_derive_rates_fall(cx, i + 1, o->r, o->k);
+            } else {
+                o->has_r = 1;
+                st = sd_derive_rates_fall(cx, i + 1, o->r, o->k);
+            }
         } else if (kind == LL_STAT) {
             ll_stat o;
             lg->stat_lines++;
@@ -296,7 +337,8 @@ static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text *t, ll_log *lg
                 st = ll_stat_add(cx, lg, &o);
         }
     }
-    lg->nfin += lg->nlast, lg->nlast = 0; /* the latest lines end their runs */
+    lg->nfin += lg->nlast; /* the latest lines end their runs */
+    lg->nlast = 0;
     return st;
 }
 
@@ -327,6 +369,8 @@ static sd_status ll_group(const sd_counters_ctx *cx, size_t ln, const sd_derive_
     return SD_OK;
 }
 
+/* Sums the request lines (each a group of drafts) into s and reached; SD_EINVAL
+ * when a line contradicts the given gamma or cannot be derived. */
 static sd_status ll_use_requests(const sd_counters_ctx *cx, const ll_log *lg, sd_derive_sum *s, double *reached,
                                  size_t *gamma, int *shorter)
 {
@@ -345,6 +389,10 @@ static sd_status ll_use_requests(const sd_counters_ctx *cx, const ll_log *lg, sd
     return SD_OK;
 }
 
+/* Sums the last statistics line of every implementation's run (drafts = the
+ * accept calls, else #gen drafts) into s and reached; SD_EINVAL when a line's
+ * counts contradict each other or the given gamma, cannot be derived, or no
+ * line counts a verified draft. */
 static sd_status ll_use_stats(const sd_counters_ctx *cx, const ll_log *lg, sd_derive_sum *s, double *reached,
                               size_t *gamma, int *shorter)
 {
@@ -377,6 +425,7 @@ static sd_status ll_use_stats(const sd_counters_ctx *cx, const ll_log *lg, sd_de
     return SD_OK;
 }
 
+/* The notes on what was summed (requests or statistics), derived and assumed. */
 static void ll_notes(sd_counts *c, const ll_log *lg, const sd_derive_sum *s, int from_stats)
 {
     if (!from_stats) {
@@ -418,29 +467,37 @@ sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_coun
     ll_log lg = { 0 };
     sd_derive_sum s = { 0 };
     double reached[MAXG] = { 0 };
-    size_t gamma = 0, bad = SIZE_MAX;
-    int shorter = 0, from_stats = 0;
+    size_t gamma = 0;
+    size_t bad = SIZE_MAX;
+    int shorter = 0;
+    int from_stats = 0;
     sd_status st = ll_scan(cx, t, &lg);
     for (size_t i = 0; st == SD_OK && i < lg.nreq && bad == SIZE_MAX; i++)
         if (!lg.req[i].has_L && lg.req[i].k == 0)
             bad = i;
-    if (st == SD_OK && lg.nreq > 0 && bad == SIZE_MAX)
+    if (st == SD_OK && lg.nreq > 0 && bad == SIZE_MAX) {
         st = ll_use_requests(cx, &lg, &s, reached, &gamma, &shorter);
-    else if (st == SD_OK && lg.nfin > 0)
-        from_stats = 1, st = ll_use_stats(cx, &lg, &s, reached, &gamma, &shorter);
-    else if (st == SD_OK && lg.nreq > 0)
+    } else if (st == SD_OK && lg.nfin > 0) {
+        from_stats = 1;
+        st = ll_use_stats(cx, &lg, &s, reached, &gamma, &shorter);
+    } else if (st == SD_OK && lg.nreq > 0) {
         st = sd_status_fail(cx->err, SD_EINVAL,
                             "%s:%zu: this llama.cpp line gives no mean acceptance length, so its number of drafts is "
                             "unknown (llama-server -v adds 'statistics' lines that count them)",
                             cx->path, lg.req[bad].line);
-    else if (st == SD_OK)
+    } else if (st == SD_OK) {
         st = sd_status_fail(cx->err, SD_EINVAL, "%s: no llama.cpp 'draft acceptance' or 'statistics' line", cx->path);
+    }
     if (st == SD_OK) {
         c->gamma = gamma;
-        c->drafts = s.drafts, c->draft_tokens = s.D, c->accepted_tokens = s.A;
+        c->drafts = s.drafts;
+        c->draft_tokens = s.D;
+        c->accepted_tokens = s.A;
         c->has_positions = s.no_positions == 0;
-        for (size_t i = 0; i < gamma; i++)
-            c->accepted_at[i] = c->has_positions ? s.c[i] : 0.0, c->reached[i] = reached[i];
+        for (size_t i = 0; i < gamma; i++) {
+            c->accepted_at[i] = c->has_positions ? s.c[i] : 0.0;
+            c->reached[i] = reached[i];
+        }
         c->reached_assumed = shorter;
         ll_notes(c, &lg, &s, from_stats);
     }

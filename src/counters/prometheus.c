@@ -72,6 +72,7 @@ typedef struct {
 
 #define PLABELS 64
 
+/* The index in COUNTERS of the metric name[0..n-1] (with or without "_total"), or -1. */
 static int counter_of(const char *name, size_t n)
 {
     for (int i = 0; i < C_N; i++) {
@@ -83,11 +84,13 @@ static int counter_of(const char *name, size_t n)
     return -1;
 }
 
+/* SD_EINVAL: "path:line: malformed exposition line: what". */
 static sd_status p_bad(const pctx *pc, const char *what)
 {
     return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: malformed exposition line: %s", pc->path, pc->line, what);
 }
 
+/* 1 when ch may be in a label name (a metric name when metric: ':' too), first: as its first character. */
 static int ident_char(char ch, int first, int metric)
 {
     return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (metric && ch == ':') ||
@@ -113,7 +116,8 @@ static const char *p_quoted(const char *s, char **scratch, const char **val, siz
             *o++ = *s;
         }
     }
-    *n = (size_t)(o - *val), *scratch = o;
+    *n = (size_t)(o - *val);
+    *scratch = o;
     return s + 1;
 }
 
@@ -146,13 +150,16 @@ static const char *p_labels(const char *s, char **scratch, plabel *lb, size_t *n
         if (*(t = sd_text_skip_blank(t)) != '=') { /* "{"name", ...}" */
             if (!first || *s != '"' || mname == NULL)
                 return NULL;
-            *mname = ln, *mn = lnn, s = t;
+            *mname = ln;
+            *mn = lnn;
+            s = t;
         } else {
             if ((t = p_quoted(sd_text_skip_blank(t + 1), scratch, &v, &vn)) == NULL)
                 return NULL;
             if (n < PLABELS)
                 lb[n] = (plabel){ ln, v, lnn, vn };
-            n++, s = sd_text_skip_blank(t);
+            n++;
+            s = sd_text_skip_blank(t);
         }
         if (*s == '}')
             break;
@@ -173,6 +180,7 @@ static void p_escape(char **o, const char *s, size_t n)
     }
 }
 
+/* 1 when a's name sorts before b's (bytewise, a prefix first). */
 static int plabel_before(const plabel *a, const plabel *b)
 {
     int c = memcmp(a->name, b->name, a->nn < b->nn ? a->nn : b->nn);
@@ -182,7 +190,9 @@ static int plabel_before(const plabel *a, const plabel *b)
 /* The labels but skip (or none), sorted by name: a="x",b="y"; NULL when out of memory. */
 static char *p_key(const plabel *lb, size_t n, size_t skip)
 {
-    size_t idx[PLABELS], size = 1, m = 0;
+    size_t idx[PLABELS];
+    size_t size = 1;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (i == skip)
             continue;
@@ -192,7 +202,8 @@ static char *p_key(const plabel *lb, size_t n, size_t skip)
         idx[j] = i;
         size += 2 * (lb[i].nn + lb[i].vn) + 4;
     }
-    char *key = malloc(size), *o = key;
+    char *key = malloc(size);
+    char *o = key;
     if (key == NULL)
         return NULL;
     for (size_t j = 0; j < m; j++) {
@@ -200,7 +211,8 @@ static char *p_key(const plabel *lb, size_t n, size_t skip)
         if (j > 0)
             *o++ = ',';
         p_escape(&o, l->name, l->nn);
-        *o++ = '=', *o++ = '"';
+        *o++ = '=';
+        *o++ = '"';
         p_escape(&o, l->val, l->vn);
         *o++ = '"';
     }
@@ -211,7 +223,9 @@ static char *p_key(const plabel *lb, size_t n, size_t skip)
 /* The position label of ..._per_pos (*at: its index), and whether the series is selected. */
 static sd_status p_labels_check(const pctx *pc, int c, const plabel *lb, size_t n, int *pos, size_t *at, int *selected)
 {
-    *pos = -1, *at = SIZE_MAX, *selected = pc->sel->name == NULL;
+    *pos = -1;
+    *at = SIZE_MAX;
+    *selected = pc->sel->name == NULL;
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < i; j++)
             if (lb[j].nn == lb[i].nn && memcmp(lb[j].name, lb[i].name, lb[i].nn) == 0)
@@ -228,7 +242,8 @@ static sd_status p_labels_check(const pctx *pc, int c, const plabel *lb, size_t 
         if (p >= MAXG)
             return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: position %llu: gamma beyond %d", pc->path,
                                   pc->line, COUNTERS[c].name, (unsigned long long)p, MAXG);
-        *pos = (int)p, *at = i;
+        *pos = (int)p;
+        *at = i;
     }
     if (c == C_PER_POS && *pos < 0)
         return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s without a position label", pc->path, pc->line,
@@ -269,17 +284,23 @@ static sd_status p_keep(pctx *pc, int c, const plabel *lb, size_t n, double x, c
             free(key);
             return sd_status_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
         }
-        sc->s = ns, sc->cap = cap;
+        sc->s = ns;
+        sc->cap = cap;
     }
     sc->s[sc->n++] = (pseries){ c, pos, key, x, pc->line };
     return SD_OK;
 }
 
+/* A sample line (s: past its leading blanks): checked, and kept when it is one
+ * of vLLM's counters.  SD_EINVAL when malformed (p_bad) or p_keep refuses it. */
 static sd_status p_sample(pctx *pc, const char *s)
 {
     char *scratch = pc->scratch;
-    const char *name = NULL, *v, *ts;
-    size_t nn = 0, nlb = 0, vn, tn;
+    const char *name = NULL;
+    const char *v, *ts;
+    size_t nn = 0;
+    size_t nlb = 0;
+    size_t vn, tn;
     plabel lb[PLABELS];
     double x;
     if (*s != '{' && (*s == '"' || (s = p_name(s, 1, &scratch, &name, &nn)) == NULL))
@@ -289,13 +310,18 @@ static sd_status p_sample(pctx *pc, const char *s)
         return p_bad(pc, "expected name=\"value\" labels between { and }");
     if (name == NULL)
         return p_bad(pc, "expected a metric name");
-    for (v = s = sd_text_skip_blank(s); *s && !sd_text_blank(*s); s++)
-        ;
+    s = sd_text_skip_blank(s);
+    v = s;
+    while (*s && !sd_text_blank(*s))
+        s++;
     vn = (size_t)(s - v);
     if (!sd_text_go_float(v, vn, &x))
         return p_bad(pc, vn ? "the value is not a number" : "expected a value");
-    for (ts = s = sd_text_skip_blank(s), s += *s == '-' || *s == '+'; *s >= '0' && *s <= '9'; s++)
-        ;
+    s = sd_text_skip_blank(s);
+    ts = s;
+    s += *s == '-' || *s == '+';
+    while (*s >= '0' && *s <= '9')
+        s++;
     tn = (size_t)(s - ts);
     if (*sd_text_skip_blank(s) != '\0' || (tn > 0 && !(ts[tn - 1] >= '0' && ts[tn - 1] <= '9')) || tn > 20)
         return p_bad(pc, "expected an optional integer timestamp after the value, then the end of the line");
@@ -305,15 +331,21 @@ static sd_status p_sample(pctx *pc, const char *s)
     return c < 0 ? SD_OK : p_keep(pc, c, lb, nlb, x, v, vn);
 }
 
+/* A comment line (s at its '#'): "# HELP" and "# TYPE" are checked, a TYPE of
+ * one of vLLM's counters must be counter or untyped; others are ignored.
+ * SD_EINVAL when one is malformed. */
 static sd_status p_comment(const pctx *pc, const char *s)
 {
     char *scratch = pc->scratch;
-    const char *w = s = sd_text_skip_blank(s + 1), *name, *ty;
+    s = sd_text_skip_blank(s + 1);
+    const char *w = s;
+    const char *name, *ty;
     size_t wn, nn, tn;
     while (*s && !sd_text_blank(*s))
         s++;
     wn = (size_t)(s - w);
-    int help = sd_text_span_is(w, wn, "HELP"), type = sd_text_span_is(w, wn, "TYPE");
+    int help = sd_text_span_is(w, wn, "HELP");
+    int type = sd_text_span_is(w, wn, "TYPE");
     if (!help && !type)
         return SD_OK;
     if ((s = p_name(sd_text_skip_blank(s), 1, &scratch, &name, &nn)) == NULL || (*s && !sd_text_blank(*s)))
@@ -326,8 +358,10 @@ static sd_status p_comment(const pctx *pc, const char *s)
                 s++;
         return SD_OK;
     }
-    for (ty = s = sd_text_skip_blank(s); *s && !sd_text_blank(*s); s++)
-        ;
+    s = sd_text_skip_blank(s);
+    ty = s;
+    while (*s && !sd_text_blank(*s))
+        s++;
     tn = (size_t)(s - ty);
     if (*sd_text_skip_blank(s) != '\0' || !(sd_text_span_is(ty, tn, "counter") || sd_text_span_is(ty, tn, "gauge") ||
                                             sd_text_span_is(ty, tn, "histogram") ||
@@ -340,6 +374,7 @@ static sd_status p_comment(const pctx *pc, const char *s)
     return SD_OK;
 }
 
+/* Frees the series of sc and zeroes it. */
 static void pscrape_free(pscrape *sc)
 {
     for (size_t i = 0; i < sc->n; i++)
@@ -348,6 +383,9 @@ static void pscrape_free(pscrape *sc)
     memset(sc, 0, sizeof *sc);
 }
 
+/* Every line of t (the file at path) checked as exposition text, vLLM's
+ * counters (those sel selects) into *out.  SD_EINVAL at the first line that
+ * does not parse; SD_ENOMEM. */
 static sd_status p_scan(const sd_counters_ctx *cx, const char *path, const sd_text *t, const psel *sel, pscrape *out)
 {
     pctx pc = { cx, path, 0, malloc(t->longest + 1), sel, out };
@@ -375,6 +413,7 @@ typedef struct {
     size_t pline[MAXG];
 } pgroup;
 
+/* The index in g[0 .. *ng - 1] of the label set of s, added (*ng grows) when new. */
 static size_t p_group_of(pgroup *g, size_t *ng, const pseries *s)
 {
     size_t i = 0;
@@ -382,7 +421,9 @@ static size_t p_group_of(pgroup *g, size_t *ng, const pseries *s)
         i++;
     if (i == *ng) {
         memset(&g[i], 0, sizeof g[i]);
-        g[i].key = s->key, g[i].line = s->line, (*ng)++;
+        g[i].key = s->key;
+        g[i].line = s->line;
+        (*ng)++;
     }
     return i;
 }
@@ -411,14 +452,17 @@ static sd_status p_group_check(const sd_counters_ctx *cx, const pgroup *g, const
     return SD_OK;
 }
 
+/* The counts of the label sets g[0 .. ng - 1] summed into c (gamma: g[0]'s positions). */
 static void p_sum(const pgroup *g, size_t ng, sd_counts *c)
 {
     size_t k = 0;
     while (k < MAXG && (g[0].mask >> k & 1))
         k++;
-    c->gamma = k, c->has_positions = 1;
+    c->gamma = k;
+    c->has_positions = 1;
     for (size_t j = 0; j < ng; j++) {
-        c->drafts += g[j].v[C_DRAFTS], c->draft_tokens += g[j].v[C_DRAFT_TOKENS];
+        c->drafts += g[j].v[C_DRAFTS];
+        c->draft_tokens += g[j].v[C_DRAFT_TOKENS];
         c->accepted_tokens += g[j].v[C_ACCEPTED];
         for (size_t i = 0; i < k; i++)
             c->accepted_at[i] += g[j].pos[i];
@@ -427,6 +471,8 @@ static void p_sum(const pgroup *g, size_t ng, sd_counts *c)
         c->reached[i] = c->drafts;
 }
 
+/* SD_EINVAL naming the counters of which sc has no series (with the selection, and
+ * a hint when the scrape is vLLM V0's); SD_OK when it has all four. */
 static sd_status p_missing(const sd_counters_ctx *cx, const pscrape *sc, const psel *sel)
 {
     char list[400] = "";
@@ -446,6 +492,8 @@ static sd_status p_missing(const sd_counters_ctx *cx, const pscrape *sc, const p
                                  : "");
 }
 
+/* The series of sc grouped by label set, checked (p_group_check) and summed into c, with
+ * a note on the selection or the sum.  SD_EINVAL; SD_ENOMEM. */
 static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const psel *sel, sd_counts *c)
 {
     sd_status st = p_missing(cx, sc, sel);
@@ -456,10 +504,14 @@ static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const pse
     for (size_t i = 0; st == SD_OK && i < sc->n; i++) {
         const pseries *s = &sc->s[i];
         pgroup *gi = &g[p_group_of(g, &ng, s)];
-        if (s->counter == C_PER_POS)
-            gi->mask |= (uint64_t)1 << s->pos, gi->pos[s->pos] = s->value, gi->pline[s->pos] = s->line;
-        else
-            gi->have[s->counter] = 1, gi->v[s->counter] = s->value;
+        if (s->counter == C_PER_POS) {
+            gi->mask |= (uint64_t)1 << s->pos;
+            gi->pos[s->pos] = s->value;
+            gi->pline[s->pos] = s->line;
+        } else {
+            gi->have[s->counter] = 1;
+            gi->v[s->counter] = s->value;
+        }
     }
     for (size_t j = 0; st == SD_OK && j < ng; j++)
         st = p_group_check(cx, &g[j], &g[0]);
@@ -503,18 +555,25 @@ static sd_status p_delta(const sd_counters_ctx *cx, pscrape *now, const pscrape 
     return SD_OK;
 }
 
+/* opt->select split into *sel (name NULL when not given; a quoted value
+ * unquoted).  SD_EINVAL when it is not label=value or names the position. */
 static sd_status p_select(const sd_counters_ctx *cx, psel *sel)
 {
-    const char *s = cx->opt->select, *eq = s ? strchr(s, '=') : NULL;
+    const char *s = cx->opt->select;
+    const char *eq = s ? strchr(s, '=') : NULL;
     memset(sel, 0, sizeof *sel);
     if (s == NULL)
         return SD_OK;
     if (eq == NULL || eq == s)
         return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': expected label=value", cx->path, s);
-    sel->name = s, sel->nn = (size_t)(eq - s);
-    sel->val = eq + 1, sel->vn = strlen(eq + 1);
-    if (sel->vn >= 2 && sel->val[0] == '"' && sel->val[sel->vn - 1] == '"')
-        sel->val++, sel->vn -= 2;
+    sel->name = s;
+    sel->nn = (size_t)(eq - s);
+    sel->val = eq + 1;
+    sel->vn = strlen(eq + 1);
+    if (sel->vn >= 2 && sel->val[0] == '"' && sel->val[sel->vn - 1] == '"') {
+        sel->val++;
+        sel->vn -= 2;
+    }
     if (sd_text_span_is(sel->name, sel->nn, "position"))
         return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': the position label is not a series to select",
                               cx->path, s);
@@ -523,7 +582,8 @@ static sd_status p_select(const sd_counters_ctx *cx, psel *sel)
 
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
-    pscrape now = { 0 }, then = { 0 };
+    pscrape now = { 0 };
+    pscrape then = { 0 };
     psel sel;
     size_t fresh = 0;
     sd_status st = p_select(cx, &sel);

@@ -64,8 +64,10 @@ const char *sd_text_skip_blank(const char *s)
 
 void sd_text_trim(const char **s, size_t *n)
 {
-    while (*n > 0 && sd_text_blank(**s))
-        (*s)++, (*n)--;
+    while (*n > 0 && sd_text_blank(**s)) {
+        (*s)++;
+        (*n)--;
+    }
     while (*n > 0 && sd_text_blank((*s)[*n - 1]))
         (*n)--;
 }
@@ -104,15 +106,18 @@ int sd_text_decimal(const char *s, size_t n, double *x, double *half)
         *half = 0.0;
         return 1;
     }
-    size_t digits = 0, dec = 0;
+    size_t digits = 0;
+    size_t dec = 0;
     int dot = 0;
     for (; *p; p++) {
-        if (*p == '.' && !dot)
+        if (*p == '.' && !dot) {
             dot = 1;
-        else if (*p >= '0' && *p <= '9')
-            digits++, dec += (size_t)dot;
-        else
+        } else if (*p >= '0' && *p <= '9') {
+            digits++;
+            dec += (size_t)dot;
+        } else {
             return 0;
+        }
     }
     if (digits == 0)
         return 0;
@@ -130,7 +135,8 @@ int sd_text_next_item(const char **s, const char **item, size_t *len)
     const char *q = p;
     for (; *q && !(*q == ',' && depth <= 0); q++)
         depth += (*q == '(' || *q == '[') - (*q == ')' || *q == ']');
-    *item = p, *len = (size_t)(q - p);
+    *item = p;
+    *len = (size_t)(q - p);
     sd_text_trim(item, len);
     *s = *q ? q + 1 : q;
     return 1;
@@ -140,14 +146,16 @@ int sd_text_rates(const char *s, size_t n, double *r, size_t max, size_t *k, dou
 {
     char buf[2048];
     sd_text_trim(&s, &n);
-    *k = 0, *half = 0.0;
+    *k = 0;
+    *half = 0.0;
     if (n == 0)
         return 1;
     if (n >= sizeof buf)
         return 0;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    const char *p = buf, *it;
+    const char *p = buf;
+    const char *it;
     size_t len;
     while (sd_text_next_item(&p, &it, &len)) {
         double x, h;
@@ -175,7 +183,9 @@ int sd_text_go_float(const char *s, size_t n, double *x)
         *x = (p[0] | 0x20) == 'n' ? NAN : buf[0] == '-' ? -INFINITY : INFINITY;
         return 1;
     }
-    size_t i = 0, d = 0, e = 0;
+    size_t i = 0;
+    size_t d = 0;
+    size_t e = 0;
     for (; p[i] >= '0' && p[i] <= '9'; i++)
         d++;
     if (p[i] == '.')

@@ -21,11 +21,17 @@ typedef struct {
     size_t line;
 } v0_line;
 
+/* The counts of one line (body: what follows "Speculative metrics:", its
+ * closing period dropped) into *o.  SD_EINVAL when the line is 1024 bytes or
+ * longer, a count cannot be read or repeats, the speculative, accepted or
+ * draft tokens are missing, gamma is outside [1, MAXG], or the accepted
+ * exceed the draft tokens or those are no multiple of gamma. */
 static sd_status v0_parse(const sd_counters_ctx *cx, size_t ln, const char *body, v0_line *o)
 {
     char buf[1024];
     size_t bn = strlen(body);
-    const char *it, *p = buf;
+    const char *it;
+    const char *p = buf;
     size_t n;
     memset(o, 0, sizeof *o);
     o->line = ln;
@@ -35,21 +41,28 @@ static sd_status v0_parse(const sd_counters_ctx *cx, size_t ln, const char *body
     while (bn > 0 && (sd_text_blank(buf[bn - 1]) || buf[bn - 1] == '.')) /* the closing period */
         buf[--bn] = '\0';
     while (sd_text_next_item(&p, &it, &n)) {
-        const char *colon = memchr(it, ':', n), *v = colon ? colon + 1 : it;
-        size_t kn = colon ? (size_t)(colon - it) : n, vn = n - kn - (colon != NULL);
+        const char *colon = memchr(it, ':', n);
+        const char *v = colon ? colon + 1 : it;
+        size_t kn = colon ? (size_t)(colon - it) : n;
+        size_t vn = n - kn - (colon != NULL);
         uint64_t *dst = NULL;
         int *has = NULL;
         sd_text_trim(&v, &vn);
-        if (sd_text_span_is(it, kn, "Number of speculative tokens"))
-            dst = &o->k, has = &o->has_k;
-        else if (sd_text_span_is(it, kn, "Number of accepted tokens"))
-            dst = &o->A, has = &o->has_A;
-        else if (sd_text_span_is(it, kn, "Number of draft tokens") ||
-                 sd_text_span_is(it, kn, "Number of draft tokens tokens"))
-            dst = &o->D, has = &o->has_D;
-        else if (sd_text_span_is(it, kn, "Number of emitted tokens") ||
-                 sd_text_span_is(it, kn, "Number of emitted tokens tokens"))
-            dst = &o->E, has = &o->has_E;
+        if (sd_text_span_is(it, kn, "Number of speculative tokens")) {
+            dst = &o->k;
+            has = &o->has_k;
+        } else if (sd_text_span_is(it, kn, "Number of accepted tokens")) {
+            dst = &o->A;
+            has = &o->has_A;
+        } else if (sd_text_span_is(it, kn, "Number of draft tokens") ||
+                   sd_text_span_is(it, kn, "Number of draft tokens tokens")) {
+            dst = &o->D;
+            has = &o->has_D;
+        } else if (sd_text_span_is(it, kn, "Number of emitted tokens") ||
+                   sd_text_span_is(it, kn, "Number of emitted tokens tokens")) {
+            dst = &o->E;
+            has = &o->has_E;
+        }
         if (dst != NULL && (*has || !sd_text_count(v, vn, dst)))
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: vLLM 'Speculative metrics' line: cannot read %.*s: '%.*s'", cx->path, ln,
@@ -93,7 +106,10 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
                               o->line, cx->opt->gamma, (unsigned long long)o->k);
     s->gamma = (size_t)o->k;
     s->runs++;
-    s->drafts += (double)(o->D / o->k), s->D += (double)o->D, s->A += (double)o->A, s->E += (double)o->E;
+    s->drafts += (double)(o->D / o->k);
+    s->D += (double)o->D;
+    s->A += (double)o->A;
+    s->E += (double)o->E;
     s->all_E &= o->has_E;
     return SD_OK;
 }
@@ -101,7 +117,8 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
 sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     v0_sum s = { .all_E = 1 };
-    v0_line prev = { 0 }, o;
+    v0_line prev = { 0 };
+    v0_line o;
     sd_status st;
     for (size_t i = 0; i < t->n; i++) {
         const char *m = strstr(t->line[i], "Speculative metrics:");
@@ -112,14 +129,18 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
         int restart = o.A < prev.A || o.D < prev.D || (o.has_E && prev.has_E && o.E < prev.E) || o.k != prev.k;
         if (s.lines > 0 && restart && (st = v0_run(cx, &prev, &s)) != SD_OK)
             return st;
-        prev = o, s.lines++;
+        prev = o;
+        s.lines++;
     }
     if (s.lines == 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s: no vLLM 'Speculative metrics:' line", cx->path);
     if ((st = v0_run(cx, &prev, &s)) != SD_OK)
         return st;
     c->kind = SD_COUNTS_ANY;
-    c->gamma = s.gamma, c->drafts = s.drafts, c->draft_tokens = s.D, c->accepted_tokens = s.A;
+    c->gamma = s.gamma;
+    c->drafts = s.drafts;
+    c->draft_tokens = s.D;
+    c->accepted_tokens = s.A;
     for (size_t i = 0; i < c->gamma; i++)
         c->reached[i] = s.drafts;
     sd_counters_note(c,

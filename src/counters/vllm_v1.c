@@ -40,6 +40,8 @@ typedef struct {
     double r[MAXG], hr;
 } v1_line;
 
+/* One field of a line, key: v (both trimmed), into *o; fields of no interest
+ * are ignored.  SD_EINVAL when a known field cannot be read or repeats. */
 static sd_status v1_field(const sd_counters_ctx *cx, size_t ln, const char *key, size_t kn, const char *v, size_t vn,
                           v1_line *o)
 {
@@ -55,7 +57,8 @@ static sd_status v1_field(const sd_counters_ctx *cx, size_t ln, const char *key,
         ok = vn > 1 && v[vn - 1] == '%' && sd_text_decimal(v, vn - 1, &o->P, &o->hP) && !o->has_P++;
     else if (sd_text_span_is(key, kn, "Per-position acceptance rate")) {
         ok = o->k == 0 && sd_text_decimal(v, vn, &o->r[0], &h) && o->r[0] >= 0.0 && o->r[0] <= 1.0;
-        o->k = 1, o->hr = h;
+        o->k = 1;
+        o->hr = h;
     }
     if (!ok)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read %.*s: '%.*s'",
@@ -63,6 +66,10 @@ static sd_status v1_field(const sd_counters_ctx *cx, size_t ln, const char *key,
     return SD_OK;
 }
 
+/* The fields of one line (body: what follows "SpecDecoding metrics:") into *o,
+ * the rates' list continuing over the items without a colon.  SD_EINVAL when
+ * a field cannot be read, there are more than MAXG rates, or Accepted or
+ * Drafted is missing. */
 static sd_status v1_parse(const sd_counters_ctx *cx, size_t ln, const char *body, v1_line *o)
 {
     const char *it;
@@ -82,12 +89,16 @@ static sd_status v1_parse(const sd_counters_ctx *cx, size_t ln, const char *body
                 return sd_status_fail(cx->err, SD_EINVAL,
                                       "%s:%zu: vLLM 'SpecDecoding metrics' line: cannot read the rate '%.*s'", cx->path,
                                       ln, (int)n, it);
-            o->r[o->k++] = x, o->hr = fmax(o->hr, h);
+            o->r[o->k++] = x;
+            o->hr = fmax(o->hr, h);
             continue;
         }
-        const char *key = it, *v = colon + 1;
-        size_t kn = (size_t)(colon - it), vn = n - kn - 1;
-        sd_text_trim(&key, &kn), sd_text_trim(&v, &vn);
+        const char *key = it;
+        const char *v = colon + 1;
+        size_t kn = (size_t)(colon - it);
+        size_t vn = n - kn - 1;
+        sd_text_trim(&key, &kn);
+        sd_text_trim(&v, &vn);
         in_rates = sd_text_span_is(key, kn, "Per-position acceptance rate");
         sd_status st = v1_field(cx, ln, key, kn, v, vn, o);
         if (st != SD_OK)
@@ -124,6 +135,11 @@ static sd_status v1_check(const sd_counters_ctx *cx, size_t ln, const v1_line *o
     return sd_derive_rates_fall(cx, ln, o->r, o->k);
 }
 
+/* Adds line ln, checked, to s with its drafts and per-position counts derived
+ * (sd_derive_solve, preferring drafts = Drafted / gamma); a line without
+ * drafted tokens adds nothing.  SD_EINVAL when the line is inconsistent, its
+ * number of rates differs from earlier lines', or no number of drafts
+ * reproduces it. */
 static sd_status v1_line_add(const sd_counters_ctx *cx, size_t ln, const v1_line *o, sd_derive_sum *s)
 {
     sd_status st = v1_check(cx, ln, o);
@@ -168,10 +184,14 @@ sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s: the lines give no per-position rates: give gamma (the number of speculative tokens)",
                               cx->path);
-    c->drafts = s.drafts, c->draft_tokens = s.D, c->accepted_tokens = s.A;
+    c->drafts = s.drafts;
+    c->draft_tokens = s.D;
+    c->accepted_tokens = s.A;
     c->has_positions = s.no_positions == 0;
-    for (size_t i = 0; i < c->gamma && i < MAXG; i++)
-        c->accepted_at[i] = c->has_positions ? s.c[i] : 0.0, c->reached[i] = s.drafts;
+    for (size_t i = 0; i < c->gamma && i < MAXG; i++) {
+        c->accepted_at[i] = c->has_positions ? s.c[i] : 0.0;
+        c->reached[i] = s.drafts;
+    }
     sd_counters_note(c, "Summed %zu vLLM V1 'SpecDecoding metrics' lines (each covers one logging interval).", s.lines);
     sd_counters_note(c, "Drafts per line derived from Accepted / (mean acceptance length - 1) and the per-position "
                         "rates, which are printed rounded; per-position counts = rate x drafts, whole numbers within "
