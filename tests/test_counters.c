@@ -20,7 +20,7 @@ static sd_counts load_ok(const char *path, const sd_counts_options *o)
 {
     sd_counts c;
     sd_error err = { "" };
-    ck_assert_msg(sd_counts_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_counters_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
     return c;
 }
 
@@ -49,7 +49,7 @@ static void expect_fail_at(const char *text, const sd_counts_options *o, size_t 
     memset(&c, 0xa5, sizeof c);
     sentinel = c;
     sd_error err = { "" };
-    sd_status st = sd_counts_load(path, o, &c, &err);
+    sd_status st = sd_counters_load(path, o, &c, &err);
     unlink(path);
     ck_assert_msg(st == SD_EINVAL, "accepted:\n%s\n(status %d)", text, (int)st);
     ck_assert_msg(memcmp(&c, &sentinel, sizeof c) == 0, "*out written on failure: %s", err.msg);
@@ -66,7 +66,7 @@ static void expect_fail_at(const char *text, const sd_counts_options *o, size_t 
 
 START_TEST(format_names)
 {
-    const char *const *f = sd_counts_formats();
+    const char *const *f = sd_counters_formats();
     static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram" };
     for (size_t i = 0; i < 6; i++)
         ck_assert_str_eq(f[i], want[i]);
@@ -134,7 +134,7 @@ START_TEST(prometheus_since)
     snprintf(later, sizeof later, "%s", fixture("counters-two-engines.prom"));
     sd_counts_options r = { .since = restart };
     sd_error err;
-    ck_assert_int_eq(sd_counts_load(later, &r, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load(later, &r, &c, &err), SD_EINVAL);
     char head[4200];
     snprintf(head, sizeof head, "%s:24: counter vllm:spec_decode_num_drafts{", later);
     ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "%s", err.msg);
@@ -143,7 +143,7 @@ START_TEST(prometheus_since)
 
     /* the scrapes swapped: engine 1 vanished */
     sd_counts_options w = { .since = later };
-    ck_assert_int_eq(sd_counts_load(early, &w, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load(early, &w, &c, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, early, strlen(early)) == 0, "%s", err.msg);
     ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
 }
@@ -320,7 +320,7 @@ static void round_trip(const char *name, const sd_counts_options *o)
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w");
     sd_error err = { "" };
-    ck_assert_msg(sd_counts_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_counters_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
     fclose(f);
     back = load_ok(path, NULL);
     unlink(path);
@@ -344,15 +344,15 @@ START_TEST(writer_round_trip)
     char buf[64] = "";
     FILE *f = fmemopen(buf, sizeof buf, "w");
     sd_error err;
-    ck_assert_int_eq(sd_counts_write_prometheus(&v0, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&v0, f, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "kind any"));
     bad = load_ok(fixture("counters-positions.tsv"), NULL);
     bad.accepted_at[2] = bad.accepted_at[1] + 1;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     bad.accepted_at[2] = 57, bad.drafts = 0.5;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     bad.drafts = 350, bad.gamma = 0;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     fflush(f);
     ck_assert_int_eq(ftell(f), 0);
     fclose(f);
@@ -364,7 +364,7 @@ START_TEST(writer_round_trip)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     f = fdopen(fd, "w");
-    ck_assert_int_eq(sd_counts_write_prometheus(&odd, f, &err), SD_OK);
+    ck_assert_int_eq(sd_counters_write_prometheus(&odd, f, &err), SD_OK);
     fclose(f);
     sd_counts back = load_ok(path, NULL);
     unlink(path);
@@ -497,7 +497,7 @@ START_TEST(bad_tsv_and_options)
     memset(&c, 0x5a, sizeof c);
     sentinel = c;
     sd_error err;
-    ck_assert_int_eq(sd_counts_load("/nonexistent/counts.prom", NULL, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load("/nonexistent/counts.prom", NULL, &c, &err), SD_EINVAL);
     ck_assert_str_eq(err.msg, "/nonexistent/counts.prom: cannot open: No such file or directory");
     ck_assert_int_eq(memcmp(&c, &sentinel, sizeof c), 0);
 }

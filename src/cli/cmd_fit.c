@@ -72,7 +72,7 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
         (st = cli_choice(a, "--report", REPORTS, "predictions", &report, err)) != SD_OK)
         return st;
     opt.gamma = (size_t)gamma;
-    if ((st = sd_counts_load(a->pos[0], &opt, &c, err)) != SD_OK || (st = sd_fit_counts(&c, level, &f, err)) != SD_OK)
+    if ((st = sd_counters_load(a->pos[0], &opt, &c, err)) != SD_OK || (st = sd_fit_counts(&c, level, &f, err)) != SD_OK)
         return st;
     char dflt[32];
     snprintf(dflt, sizeof dflt, "%zu", 2 * c.gamma);

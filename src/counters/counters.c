@@ -37,7 +37,7 @@ static const char *const FORMATS[] = {
 };
 _Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
 
-const char *const *sd_counts_formats(void)
+const char *const *sd_counters_formats(void)
 {
     return FORMATS;
 }
@@ -134,7 +134,7 @@ static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text *t, siz
     return detect(cx, t, f);
 }
 
-sd_status sd_counts_load(const char *path, const sd_counts_options *opt, sd_counts *out, sd_error *err)
+sd_status sd_counters_load(const char *path, const sd_counts_options *opt, sd_counts *out, sd_error *err)
 {
     static const sd_counts_options none = { 0 };
     const sd_counters_ctx cx = { path, opt ? opt : &none, err };

@@ -46,7 +46,7 @@ typedef enum {
 
 /* A row of the reader table. */
 typedef struct {
-    char name[32];            /* the format's name: an entry of sd_counts_formats() */
+    char name[32];            /* the format's name: an entry of sd_counters_formats() */
     sd_counters_detect_by by; /* which lines detect is shown */
     int scrape;               /* 1: opt->select and opt->since apply to the format; 0: they are refused */
     /* 1 when line (NUL-terminated, without its line feed) belongs to the
@@ -64,7 +64,7 @@ typedef struct {
     sd_status (*read)(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 } sd_counters_reader;
 
-/* The readers in the order of sd_counts_formats(), ending with a row whose
+/* The readers in the order of sd_counters_formats(), ending with a row whose
  * name is "" (and whose functions are NULL). */
 extern const sd_counters_reader sd_counters_readers[];
 

@@ -627,7 +627,7 @@ int sd_prometheus_detect(const char *line, int first)
 
 /* ---- the writer: vLLM's counters, as prometheus_client exposes them ----------------------- */
 
-sd_status sd_counts_write_prometheus(const sd_counts *c, FILE *out, sd_error *err)
+sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *err)
 {
     if (c->kind != SD_COUNTS_PREFIX || !c->has_positions)
         return sd_status_fail(err, SD_EINVAL,

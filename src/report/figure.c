@@ -551,7 +551,7 @@ static sd_status fit_figure(const sd_figure_input *in, const char *name, int var
     sd_counts c;
     sd_fit f;
     sd_status st;
-    if ((st = sd_counts_load(in->input, NULL, &c, err)) != SD_OK || (st = sd_fit_counts(&c, 1e-3, &f, err)) != SD_OK)
+    if ((st = sd_counters_load(in->input, NULL, &c, err)) != SD_OK || (st = sd_fit_counts(&c, 1e-3, &f, err)) != SD_OK)
         return st;
     size_t n = 2 * c.gamma;
     double cost[2 * SD_COUNTS_MAX_GAMMA];

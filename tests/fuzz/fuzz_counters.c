@@ -1,7 +1,7 @@
-/* fuzz_counters.c -- sd_counts_load and sd_counts_write_prometheus (counters.h).
+/* fuzz_counters.c -- sd_counters_load and sd_counters_write_prometheus (counters.h).
  *
  * Input: byte 0 picks the options (bits 0-2: the format, 0 = detect, 1-6 =
- * sd_counts_formats()[n - 1], 7 = an unknown name; bits 3-4: gamma from
+ * sd_counters_formats()[n - 1], 7 = an unknown name; bits 3-4: gamma from
  * GAMMAS; bit 5: select "engine=1"; bit 6: since: the rest is split at its
  * first form feed, the earlier scrape before it, the file after it; bit 7:
  * opt = NULL, the other bits ignored); the rest is the file.
@@ -11,7 +11,7 @@
  *   - on failure *out keeps its sentinel and the message is one non-empty
  *     line that starts with the file's path or the earlier scrape's;
  *   - on success: gamma in [1, SD_COUNTS_MAX_GAMMA] (the given gamma when
- *     one was given), the format a name of sd_counts_formats() (the one
+ *     one was given), the format a name of sd_counters_formats() (the one
  *     asked for when named); drafts, draft_tokens, accepted_tokens and every
  *     accepted_at[i], reached[i] finite, whole, in [0, 2^53]; drafts >= 1;
  *     accepted_at non-increasing, accepted_at[i] <= reached[i] <= drafts,
@@ -21,7 +21,7 @@
  *     only from vllm-v0, which has no positions; llama.cpp's reached sums to
  *     the draft tokens, every other format's reached[i] is drafts (and
  *     reached_assumed 0); notes NUL-terminated and free of control bytes;
- *   - PREFIX data with positions written by sd_counts_write_prometheus reads
+ *   - PREFIX data with positions written by sd_counters_write_prometheus reads
  *     back (as "prometheus") to the same gamma, drafts, draft_tokens,
  *     accepted_tokens and accepted_at, reached = drafts.
  */
@@ -97,7 +97,7 @@ static void check_positions(const sd_counts *c)
 
 static void check_counts(const sd_counts *c, const sd_counts_options *o)
 {
-    const char *const *f = sd_counts_formats();
+    const char *const *f = sd_counters_formats();
     int known = 0;
     CHECK(strnlen(c->format, sizeof c->format) < sizeof c->format, "format not NUL-terminated");
     for (size_t i = 0; f[i]; i++)
@@ -131,14 +131,14 @@ static void check_round_trip(const sd_counts *c)
     clear_error(&err);
     if (m == NULL)
         abort();
-    sd_status st = sd_counts_write_prometheus(c, m, &err);
+    sd_status st = sd_counters_write_prometheus(c, m, &err);
     fclose(m);
-    CHECK(st == SD_OK, "sd_counts_write_prometheus refused loaded counts: %s", err.msg);
+    CHECK(st == SD_OK, "sd_counters_write_prometheus refused loaded counts: %s", err.msg);
     const char *path = scratch("trip", (const uint8_t *)buf, len);
     free(buf);
     sd_counts b;
     clear_error(&err);
-    st = sd_counts_load(path, NULL, &b, &err);
+    st = sd_counters_load(path, NULL, &b, &err);
     CHECK(st == SD_OK, "written counts do not load: %s", err.msg);
     CHECK(strcmp(b.format, "prometheus") == 0 && b.gamma == c->gamma && b.drafts == c->drafts &&
               b.draft_tokens == c->draft_tokens && b.accepted_tokens == c->accepted_tokens && b.has_positions,
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *file = data + 1;
     size_t fsize = size - 1;
     sd_counts_options o = { 0 };
-    const char *const *f = sd_counts_formats();
+    const char *const *f = sd_counters_formats();
     o.format = (op & 7) == 0 ? NULL : (op & 7) == 7 ? "bogus" : f[(op & 7) - 1];
     o.gamma = GAMMAS[op >> 3 & 3];
     o.select = op & 32 ? "engine=1" : NULL;
@@ -173,15 +173,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sentinel = again = c;
     sd_error err;
     clear_error(&err);
-    sd_status st = sd_counts_load(path, opt, &c, &err);
+    sd_status st = sd_counters_load(path, opt, &c, &err);
     CHECK(st == SD_OK || st == SD_EINVAL || st == SD_ENOMEM, "status %d", (int)st);
     sd_error err2;
     clear_error(&err2);
-    CHECK(sd_counts_load(path, opt, &again, &err2) == st && memcmp(&c, &again, sizeof c) == 0,
+    CHECK(sd_counters_load(path, opt, &again, &err2) == st && memcmp(&c, &again, sizeof c) == 0,
           "a second load differs: [%s] [%s]", err.msg, err2.msg);
     if (st != SD_OK) {
         CHECK(memcmp(&c, &sentinel, sizeof c) == 0, "failed but wrote *out: %s", err.msg);
-        check_message(&err, "sd_counts_load");
+        check_message(&err, "sd_counters_load");
         CHECK(strncmp(err.msg, path, strlen(path)) == 0 ||
                   (opt && opt->since && strncmp(err.msg, opt->since, strlen(opt->since)) == 0),
               "message does not start with the path: [%s]", err.msg);
