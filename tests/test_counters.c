@@ -610,6 +610,7 @@ START_TEST(text_numbers)
     ck_assert(!sd_text_count("", 0, &v));
     ck_assert(!sd_text_count("+1", 2, &v));
     ck_assert(!sd_text_count("1 ", 2, &v));
+    ck_assert(!sd_text_count("9007199254740993", 16, &v)); /* 2^53 + 1, which a double rounds to 2^53 */
     ck_assert(!sd_text_count("9007199254740994", 16, &v)); /* 2^53 + 2 */
     ck_assert(!sd_text_count("00000000000000001", 17, &v)); /* 17 digits */
     ck_assert_uint_eq(v, 7);
@@ -665,6 +666,17 @@ START_TEST(text_numbers)
     ck_assert(!sd_text_go_float("0x10", 4, &x));
     ck_assert(!sd_text_go_float("1_000", 5, &x));
     ck_assert(!sd_text_go_float("", 0, &x));
+}
+END_TEST
+
+/* A count one above 2^53 in a log line is refused, not read as 2^53. */
+START_TEST(count_beyond_2_53)
+{
+    expect_fail_at("Speculative metrics: Number of speculative tokens: 1, Number of accepted tokens: "
+                   "9007199254740993, Number of draft tokens: 9007199254740993.\n",
+                   NULL, 1, "cannot read Number of accepted tokens: '9007199254740993'");
+    expect_fail_at("SpecDecoding metrics: Accepted: 9007199254740993 tokens, Drafted: 9007199254740993 tokens\n",
+                   NULL, 1, "cannot read Accepted");
 }
 END_TEST
 
@@ -765,6 +777,7 @@ Suite *counters_suite(void)
     tcase_add_test(tc, reader_table);
     tcase_add_test(tc, text_lines);
     tcase_add_test(tc, text_numbers);
+    tcase_add_test(tc, count_beyond_2_53);
     tcase_add_test(tc, derive_lines);
     tcase_add_test(tc, derive_reached);
     suite_add_tcase(s, tc);

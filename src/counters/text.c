@@ -87,7 +87,7 @@ int sd_text_count(const char *s, size_t n, uint64_t *out)
             return 0;
         v = 10 * v + (uint64_t)(s[i] - '0');
     }
-    if ((double)v > SD_TEXT_COUNT_MAX)
+    if (v > ((uint64_t)1 << 53)) /* not (double)v: 2^53 + 1 would round to 2^53 */
         return 0;
     *out = v;
     return 1;
