@@ -63,7 +63,7 @@
  * gsl_error, whose default handler prints and aborts: a program must call
  * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
  * or SD_EFAIL.  No library function returns SD_ECHECK, and only the
- * writers (sd_format_write, sd_counts_write_prometheus) return SD_EIO (a
+ * writers (sd_format_write, sd_counters_write_prometheus) return SD_EIO (a
  * file that cannot be opened or read is SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
  */
 #ifndef SPECDEC_H

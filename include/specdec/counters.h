@@ -3,8 +3,8 @@
  * The input of `specdec fit` (issue 11): how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
  * many drafts had their first i+1 tokens all accepted.  Six formats, each
- * read exactly as its engine writes it (the reader of each cites the source
- * in src/counters.c):
+ * read exactly as its engine writes it (the reader of each, one file per
+ * format under src/counters/, cites the source):
  *
  *   prometheus  a saved /metrics scrape (Prometheus text exposition format,
  *               https://prometheus.io/docs/instrumenting/exposition_formats/)
@@ -29,7 +29,7 @@
  * a line that is one of them and does not parse is an error.  Counts are
  * whole numbers up to 2^53.
  *
- * Conventions as in specdec.h.  Every message of sd_counts_load is one line
+ * Conventions as in specdec.h.  Every message of sd_counters_load is one line
  * that starts with the path ("path:12: ..." when a line is at fault); it
  * quotes the file's text and the caller's strings as they are (the program
  * escapes control bytes).  The notes are printable: control bytes from the
@@ -67,7 +67,7 @@ typedef struct {
                                               * non-increasing; = drafts unless some drafts are
                                               * shorter (llama.cpp) */
     sd_counts_kind kind;
-    char format[32];        /* the format read: a name from sd_counts_formats() */
+    char format[32];        /* the format read: a name from sd_counters_formats() */
     char notes[1024];       /* sentences for the report: what was summed, derived, assumed,
                              * selected ("" if nothing); one line, truncated to fit */
     /* Added to the agreed fields: */
@@ -78,7 +78,7 @@ typedef struct {
 /* Entries of accepted_at and reached at positions >= gamma are 0. */
 
 typedef struct {
-    const char *format; /* NULL: detect; else one of sd_counts_formats() */
+    const char *format; /* NULL: detect; else one of sd_counters_formats() */
     const char *select; /* "label=value" (or label="value"): keep only the Prometheus series
                          * with that label value; NULL: sum all series, with a note */
     const char *since;  /* an earlier scrape of the same server (prometheus): the counts
@@ -103,22 +103,22 @@ typedef struct {
  * SD_COUNTS_MAX_GAMMA; for an unknown opt->format, or opt->select or
  * opt->since with another format than prometheus.  SD_ENOMEM.  On failure
  * *out is untouched. */
-SD_API sd_status sd_counts_load(const char *path, const sd_counts_options *opt, sd_counts *out, sd_error *err);
+SD_API sd_status sd_counters_load(const char *path, const sd_counts_options *opt, sd_counts *out, sd_error *err);
 
 /* Writes c to out as a Prometheus text exposition of vLLM V1's counters
  * (names with "_total", each after its # HELP and # TYPE line, one
- * ..._per_pos{position="i"} sample per position), which sd_counts_load reads
+ * ..._per_pos{position="i"} sample per position), which sd_counters_load reads
  * back to the same gamma, drafts, draft_tokens, accepted_tokens and
  * accepted_at (reached becomes drafts: when c->reached differs, a comment
  * line says so).  c must be PREFIX data with positions, gamma in [1,
  * SD_COUNTS_MAX_GAMMA] and counts whole in [0, 2^53].  SD_EINVAL (naming the
  * field) otherwise, with nothing written; SD_EIO when out reports a write
  * error.  out stays open; what was written before an SD_EIO stays. */
-SD_API sd_status sd_counts_write_prometheus(const sd_counts *c, FILE *out, sd_error *err);
+SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *err);
 
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
  * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram".  Static; never
  * fails. */
-SD_API const char *const *sd_counts_formats(void);
+SD_API const char *const *sd_counters_formats(void);
 
 #endif

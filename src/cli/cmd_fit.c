@@ -70,7 +70,7 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
         (st = cli_number(a, &CLI_SEED, &seed, err)) != SD_OK || (st = cli_choice(a, "--report", NULL, &report, err)) != SD_OK)
         return st;
     opt.gamma = (size_t)gamma;
-    if ((st = sd_counts_load(a->pos[0], &opt, &c, err)) != SD_OK || (st = sd_fit_counts(&c, level, &f, err)) != SD_OK)
+    if ((st = sd_counters_load(a->pos[0], &opt, &c, err)) != SD_OK || (st = sd_fit_counts(&c, level, &f, err)) != SD_OK)
         return st;
     gamma_max = 2.0 * (double)c.gamma; /* the default: twice the measured draft length */
     if (cli_given(a, "--gamma-max") && (st = cli_number(a, &GAMMA_MAX, &gamma_max, err)) != SD_OK)

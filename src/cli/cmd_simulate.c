@@ -59,7 +59,7 @@ static sd_status export_prometheus(const char *path, const sd_engine_stats *s, s
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return sd_status_fail(err, SD_EINVAL, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
-    st = sd_counts_write_prometheus(&c, f, err);
+    st = sd_counters_write_prometheus(&c, f, err);
     if (fclose(f) != 0 && st == SD_OK)
         st = sd_status_fail(err, SD_EIO, "--export-prometheus: cannot write '%s': %s", path, strerror(errno));
     return st;

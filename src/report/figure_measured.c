@@ -33,7 +33,7 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
         return st;
     sd_counts c;
     sd_fit f;
-    if ((st = sd_counts_load(in->input, NULL, &c, err)) != SD_OK ||
+    if ((st = sd_counters_load(in->input, NULL, &c, err)) != SD_OK ||
         (st = sd_fit_counts(&c, FIT_LEVEL, &f, err)) != SD_OK)
         return st;
     size_t n = 2 * c.gamma;

@@ -4,7 +4,9 @@
 # usage: sh tests/fuzz/run.sh FUZZ_DIR SECONDS NAME...
 #
 # For each NAME, FUZZ_DIR/fuzz_NAME first replays the regression inputs
-# tests/fuzz/crashes/NAME-* (each must pass), then fuzzes for SECONDS
+# tests/fuzz/crashes/NAME-* (each must pass; a per-reader harness
+# counters_FORMAT also replays the detection harness's crashes/counters-*,
+# whose inputs it reads the same way), then fuzzes for SECONDS
 # seconds (-max_total_time) over a fresh copy of tests/fuzz/corpus/NAME in
 # FUZZ_DIR/corpus/NAME, so the tree's corpus is never modified.  Prints one
 # line per harness with libFuzzer's execution count ("Done N runs in S
@@ -32,6 +34,9 @@ for name in "$@"; do
     log=$dir/logs/$name.log
     : > "$log"
     regress=$(ls "$here/crashes/$name"-* 2>/dev/null)
+    case $name in
+    counters_*) regress=$(ls "$here/crashes/$name"-* "$here/crashes/counters"-* 2>/dev/null) ;;
+    esac
     if [ -n "$regress" ]; then
         # shellcheck disable=SC2086
         if ! "$bin" $regress >> "$log" 2>&1; then

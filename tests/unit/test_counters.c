@@ -2,13 +2,22 @@
  *
  * Fixtures are in tests/fixtures/counters-* (each cites the format's source
  * on its first line; see tests/fixtures/README.md); bad inputs are written
- * inline.  Run from the top of the tree (as make does). */
+ * inline.  Run from the top of the tree (as make does).  The last tests hold
+ * the private layers of src/counters to their contracts: the reader table
+ * and its recognisers (counters_impl.h), the text layer's number grammars
+ * (text.h) and rate derivation (derive.h), against hand-computed values. */
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "specdec/counters.h"
+#include "counters/counters_impl.h"
+#include "counters/derive.h"
+#include "counters/text.h"
 #include "testutil.h"
 
 Suite *counters_suite(void);
@@ -20,7 +29,7 @@ static sd_counts load_ok(const char *path, const sd_counts_options *o)
 {
     sd_counts c;
     sd_error err = { "" };
-    ck_assert_msg(sd_counts_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_counters_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
     return c;
 }
 
@@ -49,7 +58,7 @@ static void expect_fail_at(const char *text, const sd_counts_options *o, size_t 
     memset(&c, 0xa5, sizeof c);
     sentinel = c;
     sd_error err = { "" };
-    sd_status st = sd_counts_load(path, o, &c, &err);
+    sd_status st = sd_counters_load(path, o, &c, &err);
     unlink(path);
     ck_assert_msg(st == SD_EINVAL, "accepted:\n%s\n(status %d)", text, (int)st);
     ck_assert_msg(memcmp(&c, &sentinel, sizeof c) == 0, "*out written on failure: %s", err.msg);
@@ -66,7 +75,7 @@ static void expect_fail_at(const char *text, const sd_counts_options *o, size_t 
 
 START_TEST(format_names)
 {
-    const char *const *f = sd_counts_formats();
+    const char *const *f = sd_counters_formats();
     static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram" };
     for (size_t i = 0; i < 6; i++)
         ck_assert_str_eq(f[i], want[i]);
@@ -134,7 +143,7 @@ START_TEST(prometheus_since)
     snprintf(later, sizeof later, "%s", fixture("counters-two-engines.prom"));
     sd_counts_options r = { .since = restart };
     sd_error err;
-    ck_assert_int_eq(sd_counts_load(later, &r, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load(later, &r, &c, &err), SD_EINVAL);
     char head[4200];
     snprintf(head, sizeof head, "%s:24: counter vllm:spec_decode_num_drafts{", later);
     ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "%s", err.msg);
@@ -143,7 +152,7 @@ START_TEST(prometheus_since)
 
     /* the scrapes swapped: engine 1 vanished */
     sd_counts_options w = { .since = later };
-    ck_assert_int_eq(sd_counts_load(early, &w, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load(early, &w, &c, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, early, strlen(early)) == 0, "%s", err.msg);
     ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
 }
@@ -320,7 +329,7 @@ static void round_trip(const char *name, const sd_counts_options *o)
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w");
     sd_error err = { "" };
-    ck_assert_msg(sd_counts_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_counters_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
     fclose(f);
     back = load_ok(path, NULL);
     unlink(path);
@@ -344,15 +353,15 @@ START_TEST(writer_round_trip)
     char buf[64] = "";
     FILE *f = fmemopen(buf, sizeof buf, "w");
     sd_error err;
-    ck_assert_int_eq(sd_counts_write_prometheus(&v0, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&v0, f, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "kind any"));
     bad = load_ok(fixture("counters-positions.tsv"), NULL);
     bad.accepted_at[2] = bad.accepted_at[1] + 1;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     bad.accepted_at[2] = 57, bad.drafts = 0.5;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     bad.drafts = 350, bad.gamma = 0;
-    ck_assert_int_eq(sd_counts_write_prometheus(&bad, f, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
     fflush(f);
     ck_assert_int_eq(ftell(f), 0);
     fclose(f);
@@ -364,7 +373,7 @@ START_TEST(writer_round_trip)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     f = fdopen(fd, "w");
-    ck_assert_int_eq(sd_counts_write_prometheus(&odd, f, &err), SD_OK);
+    ck_assert_int_eq(sd_counters_write_prometheus(&odd, f, &err), SD_OK);
     fclose(f);
     sd_counts back = load_ok(path, NULL);
     unlink(path);
@@ -497,9 +506,253 @@ START_TEST(bad_tsv_and_options)
     memset(&c, 0x5a, sizeof c);
     sentinel = c;
     sd_error err;
-    ck_assert_int_eq(sd_counts_load("/nonexistent/counts.prom", NULL, &c, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_counters_load("/nonexistent/counts.prom", NULL, &c, &err), SD_EINVAL);
     ck_assert_str_eq(err.msg, "/nonexistent/counts.prom: cannot open: No such file or directory");
     ck_assert_int_eq(memcmp(&c, &sentinel, sizeof c), 0);
+}
+END_TEST
+
+/* ---- the private layers: the reader table, the text layer, rate derivation ------------------ */
+
+START_TEST(reader_table)
+{
+    const char *const *f = sd_counters_formats();
+    size_t n = 0;
+    for (; sd_counters_readers[n].name[0] != '\0'; n++) {
+        ck_assert_str_eq(sd_counters_readers[n].name, f[n]);
+        ck_assert(sd_counters_readers[n].detect != NULL);
+        ck_assert(sd_counters_readers[n].read != NULL);
+    }
+    ck_assert_uint_eq(n, 6);
+    ck_assert_ptr_null(f[n]);
+    ck_assert(sd_counters_readers[n].read == NULL);
+    /* only the scrape takes select and since; prometheus is the one fallback */
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_int_eq(sd_counters_readers[i].scrape, i == 0);
+        ck_assert_int_eq(sd_counters_readers[i].by == SD_COUNTERS_FALLBACK, i == 0);
+    }
+    /* the recognisers, line by line */
+    ck_assert(sd_prometheus_detect("  vllm:spec_decode_num_drafts_total 3", 0));
+    ck_assert(sd_prometheus_detect("{\"vllm:spec_decode_num_drafts\"} 3", 0));
+    ck_assert(sd_prometheus_detect("# HELP x y", 1));
+    ck_assert(!sd_prometheus_detect("# HELP x y", 0));
+    ck_assert(!sd_prometheus_detect("vllm:num_requests_running 1", 0));
+    ck_assert(sd_vllm_v1_detect("INFO [metrics.py:84] SpecDecoding metrics: Accepted: 1 tokens", 0));
+    ck_assert(!sd_vllm_v1_detect("SpecDecoding metrics Accepted", 0));
+    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
+    ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
+    ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
+    ck_assert(!sd_llama_cpp_detect("statistics ngram: nothing", 0));
+    ck_assert(sd_counts_tsv_detect(" drafts \tx\tgamma", 0));
+    ck_assert(!sd_counts_tsv_detect("gamma drafts", 0));
+    ck_assert(sd_counts_tsv_histogram_detect("count\taccepted ", 0));
+    ck_assert(!sd_counts_tsv_histogram_detect("accepted\tcounts", 0));
+}
+END_TEST
+
+START_TEST(text_lines)
+{
+    char path[] = "/tmp/specdec-counters-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    static const char body[] = "a\r\nbb\n\nc\0dd\nlast";
+    ck_assert_int_eq(write(fd, body, sizeof body - 1), (ssize_t)(sizeof body - 1));
+    close(fd);
+    sd_text t;
+    sd_error err = { "" };
+    ck_assert_int_eq(sd_text_read(path, &t, &err), SD_OK);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert_str_eq(t.line[0], "a"); /* the CR before the line feed goes */
+    ck_assert_str_eq(t.line[1], "bb");
+    ck_assert_str_eq(t.line[2], "");
+    ck_assert_str_eq(t.line[3], "c"); /* a line ends at a NUL byte */
+    ck_assert_str_eq(t.line[4], "last");
+    ck_assert_uint_eq(t.longest, 4);
+    sd_text_free(&t);
+    ck_assert_ptr_null(t.buf);
+    sd_text_free(&t);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    close(fd);
+    ck_assert_int_eq(sd_text_read(path, &t, &err), SD_OK);
+    ck_assert_uint_eq(t.n, 0);
+    sd_text_free(&t);
+    unlink(path);
+    ck_assert_int_eq(sd_text_read(path, &t, &err), SD_EINVAL);
+    ck_assert_ptr_null(t.line);
+    ck_assert_ptr_eq(strstr(err.msg, path), err.msg);
+
+    const char *s = " \t x, y ";
+    size_t n = strlen(s);
+    ck_assert_ptr_eq(sd_text_skip_blank(s), s + 3);
+    sd_text_trim(&s, &n);
+    ck_assert(sd_text_span_is(s, n, "x, y"));
+    ck_assert(!sd_text_span_is(s, n, "x, y "));
+    const char *list = "a, (b, c),[d,e] ,f(1,2),";
+    const char *it;
+    size_t len;
+    static const char *const items[] = { "a", "(b, c)", "[d,e]", "f(1,2)" };
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert(sd_text_next_item(&list, &it, &len));
+        ck_assert_msg(sd_text_span_is(it, len, items[i]), "item %zu: '%.*s'", i, (int)len, it);
+    }
+    ck_assert(!sd_text_next_item(&list, &it, &len));
+}
+END_TEST
+
+START_TEST(text_numbers)
+{
+    uint64_t v = 7;
+    ck_assert(sd_text_count("0", 1, &v) && v == 0);
+    ck_assert(sd_text_count("9007199254740992", 16, &v) && v == 9007199254740992u);
+    ck_assert(sd_text_count("123x", 3, &v) && v == 123); /* the span only */
+    v = 7;
+    ck_assert(!sd_text_count("", 0, &v));
+    ck_assert(!sd_text_count("+1", 2, &v));
+    ck_assert(!sd_text_count("1 ", 2, &v));
+    ck_assert(!sd_text_count("9007199254740993", 16, &v)); /* 2^53 + 1, which a double rounds to 2^53 */
+    ck_assert(!sd_text_count("9007199254740994", 16, &v)); /* 2^53 + 2 */
+    ck_assert(!sd_text_count("00000000000000001", 17, &v)); /* 17 digits */
+    ck_assert_uint_eq(v, 7);
+
+    double x = 0.0, h = 0.0;
+    ck_assert(sd_text_decimal("0.600", 5, &x, &h));
+    ck_assert_double_eq(x, 0.6);
+    ck_assert_double_eq_tol(h, 0.0005, 1e-18);
+    ck_assert(sd_text_decimal("3", 1, &x, &h) && x == 3.0 && h == 0.5);
+    ck_assert(sd_text_decimal("5.", 2, &x, &h) && x == 5.0 && h == 0.5);
+    ck_assert(sd_text_decimal("-1.25", 5, &x, &h) && x == -1.25);
+    ck_assert_double_eq_tol(h, 0.005, 1e-18);
+    ck_assert(sd_text_decimal("+.5", 3, &x, &h) && x == 0.5);
+    ck_assert_double_eq_tol(h, 0.05, 1e-17);
+    ck_assert(sd_text_decimal("nan", 3, &x, &h) && isnan(x) && h == 0.0);
+    ck_assert(sd_text_decimal("-inf", 4, &x, &h) && isinf(x) && x < 0.0);
+    x = 9.0;
+    ck_assert(!sd_text_decimal("NaN", 3, &x, &h));
+    ck_assert(!sd_text_decimal("1e3", 3, &x, &h));
+    ck_assert(!sd_text_decimal(".", 1, &x, &h));
+    ck_assert(!sd_text_decimal("1.2.3", 5, &x, &h));
+    ck_assert(!sd_text_decimal("", 0, &x, &h));
+    char digits[64];
+    memset(digits, '1', sizeof digits);
+    ck_assert(sd_text_decimal(digits, 63, &x, &h) && x > 1e62); /* 63 bytes fit, 64 do not */
+    x = 9.0;
+    ck_assert(!sd_text_decimal(digits, 64, &x, &h));
+    ck_assert_double_eq(x, 9.0);
+
+    double r[3];
+    size_t k = 9;
+    ck_assert(sd_text_rates(" 0.600, 0.30,0.1 ", 17, r, 3, &k, &h));
+    ck_assert_uint_eq(k, 3);
+    ck_assert(r[0] == 0.6 && r[1] == 0.3 && r[2] == 0.1);
+    ck_assert_double_eq_tol(h, 0.05, 1e-17); /* the coarsest: "0.1" */
+    ck_assert(sd_text_rates("  ", 2, r, 3, &k, &h) && k == 0 && h == 0.0);
+    ck_assert(sd_text_rates("0.1,0.1,0.1,0.1", 15, r, 3, &k, &h) && k == 4); /* more than max: max + 1 */
+    ck_assert(!sd_text_rates("0.5, 1.5", 8, r, 3, &k, &h));
+    ck_assert(!sd_text_rates("0.5,,0.4", 8, r, 3, &k, &h));
+    ck_assert(!sd_text_rates("-0.1", 4, r, 3, &k, &h));
+
+    ck_assert(sd_text_go_float("1.5e3", 5, &x) && x == 1500.0);
+    ck_assert(sd_text_go_float("+Inf", 4, &x) && isinf(x) && x > 0.0);
+    ck_assert(sd_text_go_float("-infinity", 9, &x) && isinf(x) && x < 0.0);
+    ck_assert(sd_text_go_float("NaN", 3, &x) && isnan(x));
+    ck_assert(sd_text_go_float(".5", 2, &x) && x == 0.5);
+    ck_assert(sd_text_go_float("5.E-1", 5, &x) && x == 0.5);
+    ck_assert(sd_text_go_float("1e-400", 6, &x) && x == 0.0); /* an underflow is read */
+    x = 9.0;
+    ck_assert(!sd_text_go_float("1e400", 5, &x)); /* an overflow is not */
+    ck_assert(!sd_text_go_float("1e", 2, &x));
+    ck_assert(!sd_text_go_float("e5", 2, &x));
+    ck_assert(!sd_text_go_float("0x10", 4, &x));
+    ck_assert(!sd_text_go_float("1_000", 5, &x));
+    ck_assert(!sd_text_go_float("", 0, &x));
+}
+END_TEST
+
+/* A count one above 2^53 in a log line is refused, not read as 2^53. */
+START_TEST(count_beyond_2_53)
+{
+    expect_fail_at("Speculative metrics: Number of speculative tokens: 1, Number of accepted tokens: "
+                   "9007199254740993, Number of draft tokens: 9007199254740993.\n",
+                   NULL, 1, "cannot read Number of accepted tokens: '9007199254740993'");
+    expect_fail_at("SpecDecoding metrics: Accepted: 9007199254740993 tokens, Drafted: 9007199254740993 tokens\n",
+                   NULL, 1, "cannot read Accepted");
+}
+END_TEST
+
+START_TEST(derive_lines)
+{
+    /* vLLM V1's "Mean acceptance length: 2.02, Accepted: 102, Drafted: 300, rates 0.600, 0.300, 0.120":
+     * 102 / 1.025 = 99.5 and 102 / 1.015 = 100.5 leave 100 drafts only; counts 60, 30, 12 */
+    const double r3[3] = { 0.600, 0.300, 0.120 };
+    sd_derive_in a = { .A = 102, .D = 300, .has_x = 1, .x = 1.02, .hx = 0.005, .k = 3, .r = r3, .hr = 0.0005,
+                       .kmax = 3, .full = 1, .c0 = -1 };
+    sd_derive_out o;
+    ck_assert_int_eq(sd_derive_solve(&a, &o), SD_DERIVE_OK);
+    ck_assert_uint_eq(o.n, 100);
+    ck_assert(o.c[0] == 60 && o.c[1] == 30 && o.c[2] == 12);
+    ck_assert(o.nlo == 100 && o.nhi == 100 && o.full == 0);
+
+    /* Accepted 10 of 30 drafted, gamma 3, nothing else printed: 10 .. 30 drafts fit; full takes 30 / 3 */
+    sd_derive_in b = { .A = 10, .D = 30, .kmax = 3, .full = 1, .c0 = -1 };
+    sd_derive_out ob;
+    ck_assert_int_eq(sd_derive_solve(&b, &ob), SD_DERIVE_OK);
+    ck_assert(ob.n == 10 && ob.full == 1);
+
+    /* A = 50 with the same printed figures: 49 drafts is the only number A / x allows, but
+     * 0.600 x 49 = 29.4 is no whole count within +-0.0005 x 49 */
+    sd_derive_in c = a;
+    c.A = 50;
+    c.D = 100;
+    c.full = 0;
+    ck_assert_int_eq(sd_derive_solve(&c, &o), SD_DERIVE_INCONSISTENT);
+
+    /* nothing bounds the drafts above */
+    sd_derive_in d = { .c0 = -1 };
+    ck_assert_int_eq(sd_derive_solve(&d, &o), SD_DERIVE_UNKNOWN);
+
+    /* the sums of lines a and b */
+    sd_derive_sum s = { 0 };
+    ck_assert_int_eq(sd_derive_solve(&a, &o), SD_DERIVE_OK);
+    sd_derive_add(&s, &a, &o);
+    sd_derive_add(&s, &b, &ob);
+    ck_assert_uint_eq(s.lines, 2);
+    ck_assert(s.drafts == 110.0 && s.D == 330.0 && s.A == 112.0);
+    ck_assert(s.c[0] == 60.0 && s.c[1] == 30.0 && s.c[2] == 12.0);
+    ck_assert(s.full == 1 && s.ambiguous == 0 && s.no_positions == 1);
+    ck_assert(s.nlo == 110.0 && s.nhi == 110.0);
+
+    ck_assert_double_eq_tol(sd_derive_widen(0.0005), 0.0005 + 0.0005e-9 + 1e-12, 1e-18);
+    const double up[2] = { 0.5, 0.6 };
+    sd_error err = { "" };
+    sd_counters_ctx cx = { "p", &(sd_counts_options){ 0 }, &err };
+    ck_assert_int_eq(sd_derive_rates_fall(&cx, 7, up, 1), SD_OK);
+    ck_assert_int_eq(sd_derive_rates_fall(&cx, 7, up, 2), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "p:7: the per-position acceptance rate rises from 0.5 at position 1 to 0.6 at 2: "
+                              "impossible, a draft accepted through position 2 was accepted through 1");
+}
+END_TEST
+
+START_TEST(derive_reached)
+{
+    /* llama.cpp statistics: 10 drafts, 31 tokens, accepted through positions 1..4: 8, 6, 4, 2.  At
+     * least 10, 6, 4, 2 drafts reach positions 1..4 (22 tokens); the other 9 go to the earliest
+     * positions: 4 to position 2, 5 to position 3 -> 10, 10, 9, 2 */
+    const uint64_t c[4] = { 8, 6, 4, 2 };
+    double reached[4] = { 1.0, 0.0, 0.0, 0.0 };
+    ck_assert(sd_derive_fill_reached(10, 31, c, 4, 4, reached));
+    ck_assert(reached[0] == 11.0 && reached[1] == 10.0 && reached[2] == 9.0 && reached[3] == 2.0); /* added */
+    double none[4] = { 0.0, 0.0, 0.0, 0.0 };
+    ck_assert(sd_derive_fill_reached(10, 22, c, 4, 4, none) && none[1] == 6.0); /* the least tokens */
+    ck_assert(sd_derive_fill_reached(10, 40, c, 4, 4, none)); /* every draft 4 long */
+    double keep[4] = { 0.0, 0.0, 0.0, 0.0 };
+    ck_assert(!sd_derive_fill_reached(10, 21, c, 4, 4, keep)); /* fewer tokens than the counts need */
+    ck_assert(!sd_derive_fill_reached(10, 41, c, 4, 4, keep)); /* more than 10 drafts of 4 hold */
+    ck_assert(!sd_derive_fill_reached(7, 20, c, 4, 4, keep));  /* 8 accepted of 7 drafts */
+    ck_assert(!sd_derive_fill_reached(10, 31, c, 4, 3, keep)); /* 4 positions in drafts of 3 */
+    ck_assert(!sd_derive_fill_reached(0, 0, c, 0, 4, keep));
+    ck_assert(!sd_derive_fill_reached(10, 31, c, 0, 0, keep));
+    ck_assert(keep[0] == 0.0 && keep[1] == 0.0 && keep[2] == 0.0 && keep[3] == 0.0);
 }
 END_TEST
 
@@ -521,6 +774,12 @@ Suite *counters_suite(void)
     tcase_add_test(tc, bad_prometheus);
     tcase_add_test(tc, bad_logs);
     tcase_add_test(tc, bad_tsv_and_options);
+    tcase_add_test(tc, reader_table);
+    tcase_add_test(tc, text_lines);
+    tcase_add_test(tc, text_numbers);
+    tcase_add_test(tc, count_beyond_2_53);
+    tcase_add_test(tc, derive_lines);
+    tcase_add_test(tc, derive_reached);
     suite_add_tcase(s, tc);
     return s;
 }

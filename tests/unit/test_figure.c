@@ -120,7 +120,7 @@ START_TEST(fit_figure_is_the_fit_reports)
     compute("fit", &in, &d);
     sd_counts c;
     sd_fit f;
-    ck_assert_int_eq(sd_counts_load(in.input, NULL, &c, NULL), SD_OK);
+    ck_assert_int_eq(sd_counters_load(in.input, NULL, &c, NULL), SD_OK);
     ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
     ck_assert_uint_eq(sd_table_nrows(d.block[0]), c.gamma);
     ck_assert_uint_eq(sd_table_nrows(d.block[1]), 2 * c.gamma);

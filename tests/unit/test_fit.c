@@ -37,9 +37,9 @@ static void round_trip(const sd_engine_stats *s, size_t gamma, sd_counts *out)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     FILE *f = fdopen(fd, "w");
-    ck_assert_int_eq(sd_counts_write_prometheus(&c, f, &err), SD_OK);
+    ck_assert_int_eq(sd_counters_write_prometheus(&c, f, &err), SD_OK);
     fclose(f);
-    ck_assert_msg(sd_counts_load(path, NULL, out, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(sd_counters_load(path, NULL, out, &err) == SD_OK, "%s", err.msg);
     unlink(path);
     ck_assert_str_eq(out->format, "prometheus");
     ck_assert_uint_eq(out->gamma, gamma);

@@ -1,0 +1,131 @@
+/* counters_impl.h -- the private half of counters (counters.h): what its readers share.
+ *
+ * One reader per input format, each in its own file and citing the engine
+ * source it follows: prometheus.c (with the writer), vllm_v1.c, vllm_v0.c,
+ * llama_cpp.c, and counts_tsv.c (the tsv and histogram tables).  The reader
+ * table sd_counters_readers (counters.c) names them; sd_counters_load
+ * detects the format with the readers' recognisers, dispatches to one
+ * reader, and holds its result to what counters.h promises (counts.c: the
+ * invariants, and the notes every reader writes).  The readers
+ * build on the text layer (text.h); the log readers derive counts from
+ * rounded printed rates with derive.h.  Nothing here is installed or
+ * exported.
+ */
+#ifndef SPECDEC_COUNTERS_IMPL_H
+#define SPECDEC_COUNTERS_IMPL_H
+
+#include <stddef.h>
+
+#include "specdec/counters.h"
+#include "text.h"
+
+#define MAXG SD_COUNTS_MAX_GAMMA
+
+/* What a reader is given besides the file: every message it writes into
+ * err starts with path. */
+typedef struct {
+    const char *path;
+    const sd_counts_options *opt; /* never NULL */
+    sd_error *err;
+} sd_counters_ctx;
+
+/* Which lines a reader's recogniser is shown; how the answers are weighed
+ * is sd_counters_load's policy (counters.c). */
+typedef enum {
+    /* A table: shown only its header, the first line that is neither blank
+     * (spaces) nor a '#' comment.  The first such reader (in table order) to
+     * claim it reads the file, whatever the other lines are. */
+    SD_COUNTERS_BY_HEADER,
+    /* Log lines: shown every line.  Lines of two such readers in one file
+     * are refused; lines of one make it that reader's. */
+    SD_COUNTERS_BY_LOG_LINE,
+    /* The fallback: shown every line; reads the file when no header or log
+     * reader claimed it and one of its lines was recognised. */
+    SD_COUNTERS_FALLBACK
+} sd_counters_detect_by;
+
+/* A row of the reader table. */
+typedef struct {
+    char name[32];            /* the format's name: an entry of sd_counters_formats() */
+    sd_counters_detect_by by; /* which lines detect is shown */
+    int scrape;               /* 1: opt->select and opt->since apply to the format; 0: they are refused */
+    /* 1 when line (NUL-terminated, without its line feed) belongs to the
+     * format; 0 otherwise.  first: 1 when every earlier line of the file is
+     * blank (spaces and tabs only).  Never fails. */
+    int (*detect)(const char *line, int first);
+    /* Reads t, the file at cx->path as lines, into *c, which comes zeroed
+     * with kind SD_COUNTS_PREFIX and its format set: gamma, drafts,
+     * draft_tokens, accepted_tokens, has_positions, accepted_at[0 .. gamma -
+     * 1], reached[0 .. gamma - 1], and kind, reached_assumed and notes where
+     * they differ.  sd_counters_load then zeroes what lies beyond gamma (and
+     * accepted_at without positions) and checks the invariants.  SD_EINVAL
+     * with a message naming the line at fault, or SD_ENOMEM; *c is then
+     * discarded. */
+    sd_status (*read)(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+} sd_counters_reader;
+
+/* The readers in the order of sd_counters_formats(), ending with a row whose
+ * name is "" (and whose functions are NULL). */
+extern const sd_counters_reader sd_counters_readers[];
+
+/* ---- counts.c: what every reader's sd_counts shares ------------------------------------ */
+
+/* Appends a sentence (printf's fmt and arguments) to c->notes, after a space
+ * when c->notes is not empty, truncated to fit; control bytes (below 0x20,
+ * and 0x7f) of the result are shown as '?'.  Does nothing when c->notes has
+ * no room for more than one more byte. */
+__attribute__((format(printf, 2, 3))) void sd_counters_note(sd_counts *c, const char *fmt, ...);
+
+/* The invariants of sd_counts (counters.h) on c's first gamma positions, and
+ * those of reached[] too when with_reached (else reached[i] is taken to be
+ * drafts): gamma in [1, SD_COUNTS_MAX_GAMMA]; drafts, draft_tokens,
+ * accepted_tokens and the per-position counts whole in [0, 2^53]; drafts >=
+ * 1; accepted_at non-increasing, accepted_at[i] <= reached[i] <= drafts,
+ * reached non-increasing; accepted <= draft tokens <= drafts x gamma; for
+ * PREFIX data with positions, the per-position counts summing to the
+ * accepted tokens.  SD_OK, or SD_EINVAL naming the first that fails, with
+ * the message starting with who. */
+sd_status sd_counters_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err);
+
+/* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
+
+/* prometheus.c: a saved /metrics scrape with vLLM's counters (the fallback).
+ * detect: the line, past its blanks, starts with vllm:spec_decode_ (a
+ * sample's name, plain or as {"vllm:spec_decode_), or it is the file's
+ * first line that is not blank and starts with "# HELP " or "# TYPE ".  read: every line checked
+ * as exposition text; the four counters summed over the label sets (or the
+ * one opt->select picks), less those of the scrape opt->since. */
+int sd_prometheus_detect(const char *line, int first);
+sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_v1.c: vLLM V1's log lines.  detect: the line has "SpecDecoding
+ * metrics:".  read: those lines summed, each line's drafts derived. */
+int sd_vllm_v1_detect(const char *line, int first);
+sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_v0.c: vLLM V0's log lines.  detect: the line has "Speculative
+ * metrics:".  read: the last line of each run (a count decreasing starts a
+ * new one) summed; kind SD_COUNTS_ANY, no positions. */
+int sd_vllm_v0_detect(const char *line, int first);
+sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* llama_cpp.c: llama-server's logs.  detect: the line is a "draft acceptance
+ * [rate] =", an "acc per pos =" or a "statistics NAME: .. #gen drafts" line.
+ * read: the per-request lines summed when each gives a mean length or rates,
+ * else the last statistics line of each implementation's run; reached[]
+ * assumed as the notes say. */
+int sd_llama_cpp_detect(const char *line, int first);
+sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* counts_tsv.c: this project's tables, both read again from cx->path as TSV
+ * files (sd_tsv_load), not from t.  The tsv table: detect: the header has
+ * the columns gamma and drafts; read: gamma, drafts, accepted_1 ..
+ * accepted_G [, draft_tokens] [, accepted_tokens], the rows summed.  The
+ * histogram: detect: the header has the columns accepted and count; read:
+ * the drafts with each number of accepted tokens, given opt->gamma. */
+int sd_counts_tsv_detect(const char *line, int first);
+sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+int sd_counts_tsv_histogram_detect(const char *line, int first);
+sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+#endif
