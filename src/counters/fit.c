@@ -135,24 +135,29 @@ static sd_status closed_forms(const sd_counts *c, sd_fit *f, sd_error *err)
 {
     f->gamma = c->gamma;
     f->has_positions = c->has_positions;
-    f->trials = f->accepted = 0.0;
+    f->trials = 0.0;
+    f->accepted = 0.0;
     if (!c->has_positions) { /* vLLM V0: accepted / drafted tokens, i.i.d. only */
-        f->trials = c->draft_tokens, f->accepted = c->accepted_tokens;
+        f->trials = c->draft_tokens;
+        f->accepted = c->accepted_tokens;
     } else {
         double prev_a = c->drafts, prev_r = c->drafts;
         for (size_t k = 0; k < c->gamma; k++) {
             double r = c->reached[k];
             f->tested[k] = prev_r > 0.0 ? prev_a * r / prev_r : 0.0;
             f->passed[k] = c->accepted_at[k];
-            f->trials += f->tested[k], f->accepted += f->passed[k];
-            prev_a = c->accepted_at[k], prev_r = r;
+            f->trials += f->tested[k];
+            f->accepted += f->passed[k];
+            prev_a = c->accepted_at[k];
+            prev_r = r;
         }
     }
     if (!(f->trials > 0.0))
         return sd_status_fail(err, SD_EINVAL, "counts: no draft position was ever tested");
     f->alpha = f->accepted / f->trials;
     wilson(f->accepted, f->trials, &f->alpha_lo, &f->alpha_hi);
-    f->ll_iid = f->ll_positions = 0.0;
+    f->ll_iid = 0.0;
+    f->ll_positions = 0.0;
     size_t positions = 0;
     for (size_t k = 0; f->has_positions && k < f->gamma; k++) {
         f->cond[k] = f->tested[k] > 0.0 ? f->passed[k] / f->tested[k] : 0.0;
@@ -176,11 +181,13 @@ static sd_status non_iid(sd_fit *f, sd_error *err)
     if ((st = fit_model(f, SD_FIT_GEOMETRIC, g, 2, &f->ll_geometric, err)) != SD_OK ||
         (st = fit_model(f, SD_FIT_MARKOV, mk, 3, &f->ll_markov, err)) != SD_OK)
         return st;
-    f->geo_alpha = logistic(g[0]), f->geo_rho = exp(g[1]);
+    f->geo_alpha = logistic(g[0]);
+    f->geo_rho = exp(g[1]);
     f->markov = (sd_markov){ .a_easy = logistic(mk[0]), .a_hard = logistic(mk[1]), .stay = 0.999999 * logistic(mk[2]) };
     if (f->markov.a_easy < f->markov.a_hard) { /* name the states by their acceptance */
         double t = f->markov.a_easy;
-        f->markov.a_easy = f->markov.a_hard, f->markov.a_hard = t;
+        f->markov.a_easy = f->markov.a_hard;
+        f->markov.a_hard = t;
     }
     double aic_geo = 2.0 * 2 - 2.0 * f->ll_geometric, aic_markov = 2.0 * 3 - 2.0 * f->ll_markov;
     f->non_iid = aic_markov < aic_geo ? SD_FIT_MARKOV : SD_FIT_GEOMETRIC;
@@ -196,8 +203,10 @@ sd_status sd_fit_counts_from_engine(const sd_engine_stats *s, size_t gamma, sd_c
         return sd_status_fail(err, SD_EINVAL, "stats: the run has no iteration");
     sd_counts c = { .gamma = gamma, .drafts = (double)s->iterations, .draft_tokens = (double)s->draft_calls,
                     .accepted_tokens = (double)s->accepted, .has_positions = 1, .kind = SD_COUNTS_PREFIX };
-    for (size_t i = 0; i < gamma; i++) /* drafts that verified position i + 1 and accepted it */
-        c.accepted_at[i] = (double)s->accepted_at[i], c.reached[i] = (double)s->iterations;
+    for (size_t i = 0; i < gamma; i++) { /* drafts that verified position i + 1 and accepted it */
+        c.accepted_at[i] = (double)s->accepted_at[i];
+        c.reached[i] = (double)s->iterations;
+    }
     snprintf(c.format, sizeof c.format, "engine");
     *out = c;
     return SD_OK;
@@ -229,11 +238,14 @@ static void fitted_positions(const sd_fit *f, sd_fit_model m, size_t g, double *
         return;
     }
     double x[3];
-    if (m == SD_FIT_GEOMETRIC)
-        x[0] = log(f->geo_alpha / (1.0 - f->geo_alpha)), x[1] = log(f->geo_rho);
-    else
-        x[0] = log(f->markov.a_easy / (1.0 - f->markov.a_easy)), x[1] = log(f->markov.a_hard / (1.0 - f->markov.a_hard)),
+    if (m == SD_FIT_GEOMETRIC) {
+        x[0] = log(f->geo_alpha / (1.0 - f->geo_alpha));
+        x[1] = log(f->geo_rho);
+    } else {
+        x[0] = log(f->markov.a_easy / (1.0 - f->markov.a_easy));
+        x[1] = log(f->markov.a_hard / (1.0 - f->markov.a_hard));
         x[2] = log(f->markov.stay / (0.999999 - f->markov.stay));
+    }
     model_positions(m, x, f->gamma, g, a);
 }
 
@@ -280,7 +292,8 @@ static void resample(const sd_counts *c, const sd_fit *f, gsl_rng *r, sd_counts 
         double t = prev_r > 0.0 ? round(prev_a * c->reached[k] / prev_r) : 0.0;
         out->accepted_at[k] = binomial_draw(r, f->cond[k], t);
         sum += out->accepted_at[k];
-        prev_a = out->accepted_at[k], prev_r = c->reached[k];
+        prev_a = out->accepted_at[k];
+        prev_r = c->reached[k];
     }
     out->accepted_tokens = sum;
 }
@@ -331,11 +344,14 @@ static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_reque
     for (size_t g = 1; g <= rq->gamma_max && st == SD_OK; g++) {
         prediction *q = &p[g - 1];
         q->e = sd_fit_expected_tokens(f, f->chosen, g);
-        q->e_lo = q->e_hi = q->e;
+        q->e_lo = q->e;
+        q->e_hi = q->e;
         if (rq->replicates > 0)
             interval(boot + g - 1, rq->gamma_max, rq->replicates, &q->e_lo, &q->e_hi);
         double cost = rq->cost[g - 1];
-        q->f = q->e / cost, q->f_lo = q->e_lo / cost, q->f_hi = q->e_hi / cost;
+        q->f = q->e / cost;
+        q->f_lo = q->e_lo / cost;
+        q->f_hi = q->e_hi / cost;
     }
     free(boot);
     return st;

@@ -167,15 +167,14 @@ static sd_status build_bank(sd_model *m, sd_ngram *g, const sd_sampling *target,
         for (size_t j = 0; j < count; j++) {
             size_t ci = g->first[l] + j;
             key_t_ h = l == 0 ? 0 : g->lv[l].key[j];
-            const double *lower = uniform, *qlower = uniform;
-            if (l > 0) /* the suffix without the oldest byte: one level down */
-                lower = qlower = P + (g->first[l - 1] + (l == 1 ? 0 : find(g->lv[l - 1].key, g->lv[l - 1].n,
-                                                                            h & mask(l - 1)))) * v;
+            const double *lower = uniform; /* both models' distribution one level down */
+            if (l > 0) /* the suffix without the oldest byte */
+                lower = P + (g->first[l - 1] + (l == 1 ? 0 : find(g->lv[l - 1].key, g->lv[l - 1].n, h & mask(l - 1)))) * v;
             kneser_ney(g, l, h, l == N - 1, lower, v, P + ci * v);
             if (l + 1 < M) /* both models at a lower level: the same continuation counts */
                 memcpy(Q + ci * v, P + ci * v, v * sizeof *Q);
             else if (l + 1 == M)
-                kneser_ney(g, l, h, 1, qlower, v, Q + ci * v);
+                kneser_ney(g, l, h, 1, lower, v, Q + ci * v);
             else { /* the draft sees the last M - 1 bytes: that context's q */
                 size_t s = M - 1 == 0 ? 0 : find(g->lv[M - 1].key, g->lv[M - 1].n, h & mask(M - 1));
                 memcpy(Q + ci * v, Q + (g->first[M - 1] + s) * v, v * sizeof *Q);
