@@ -1,6 +1,6 @@
 /* counters.h -- speculative-decoding counts from serving engines' logs and scrapes.
  *
- * The input of `specdec fit` (issue 11): how many drafts a server verified,
+ * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
  * many drafts had their first i+1 tokens all accepted.  Six formats, each
  * read exactly as its engine writes it (the reader of each, one file per

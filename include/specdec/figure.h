@@ -95,7 +95,7 @@ typedef enum {
     SD_FIGURE_ROOFLINE_MAP,
     SD_FIGURE_VERIFY_COST,
     SD_FIGURE_FIT,
-    SD_FIGURE_ALPHA_TEMPERATURE, /* issue 13 */
+    SD_FIGURE_ALPHA_TEMPERATURE,
     SD_FIGURE_COUNT
 } sd_figure_id;
 
@@ -117,7 +117,7 @@ typedef struct {
     const char *data_dir; /* roofline figures: where models.tsv and hardware.tsv are
                            * (sd_presets_load, cost.h); NULL: the usual search (data.h) */
     const char *input;    /* fit: an engine's counters file (counters.h), auto-detected */
-    /* alpha-temperature (issue 13): a matrix pair (npy.h) of logits, or of
+    /* alpha-temperature: a matrix pair (npy.h) of logits, or of
      * probabilities when npy_probs is 1; both NULL: the n-gram pair on
      * SD_NGRAM_DEFAULT_CORPUS (orders 5 and 2) as logits at 1024 corpus
      * positions (sd_ngram_logits). */

@@ -305,7 +305,7 @@ static void script_fit(const figure *f, int variant)
             title, g + 0.5, f->k->name, f->in->cost.v[0], 2 * g + 0.5, g + 0.5, g + 0.5, f->k->name);
 }
 
-/* ---- alpha against temperature (issue 13) ------------------------------------------------ */
+/* ---- alpha against temperature --------------------------------------------------------------- */
 
 static void script_alpha_temperature(const figure *f, int variant)
 {

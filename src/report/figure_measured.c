@@ -53,7 +53,7 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
     return SD_OK;
 }
 
-/* ---- alpha against temperature (issue 13) ------------------------------------------------ */
+/* ---- alpha against temperature --------------------------------------------------------------- */
 
 enum { TEMPERATURE_STEPS = 40, NGRAM_ROWS = 1024 };
 

@@ -138,7 +138,7 @@ static sd_status block_pair_rows(sd_validate_ctx *v, const sd_model *m, const do
 
 sd_status sd_validate_check_block_residual(sd_validate_ctx *v, sd_error *err)
 {
-    /* found by search over pairs of 3-5 tokens and gamma 2-3 (issue 10): the one whose
+    /* found by search over pairs of 3-5 tokens and gamma 2-3: the one whose
      * output the residual's weight P_tau moves most (on two tokens it does not matter);
      * without it the pooled law is (.35 .377 .273), 0.0046 of chi-square per token */
     static const double p[BV] = { 0.35, 0.35, 0.30 }, q[BV] = { 0.85, 0.14, 0.01 };

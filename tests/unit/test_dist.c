@@ -50,7 +50,7 @@ START_TEST(dlk_is_one_minus_beta)
     }
     gsl_rng_free(r);
     /* a distribution whose left-to-right sum rounds above 1: beta(p, p) is still at most 1
-     * (issue 10: simulate --p-file P --q-file P gave beta 1.0000000000000002 and NaN) */
+     * (a regression: simulate --p-file P --q-file P gave beta 1.0000000000000002 and NaN) */
     const double over[] = { 0.1036265627122147, 0.20013725256866574, 0.10505795727319929, 0.18833747117394958,
                             0.03928411868951342, 0.058798873930021804, 0.20142868102131328, 0.1033290826311224 };
     double naive = 0.0;

@@ -1,4 +1,4 @@
-/* test_ngram.c -- the byte-level Kneser-Ney pair on text (ngram.h; issue 13). */
+/* test_ngram.c -- the byte-level Kneser-Ney pair on text (ngram.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_npy.c -- .npy input (npy.h; issue 13).
+/* test_npy.c -- .npy input (npy.h).
  *
  * The .npy fixtures are written here, byte by byte, from NumPy's
  * documentation of the format (numpy.lib.format, "NPY format"; NEP 1):

@@ -1,6 +1,6 @@
 /* test_sampling.c -- the sampling settings (temperature, top-k, top-p,
  * min-p) against hand-worked examples, the rows of a matrix pair under
- * them, and the summary of a sample (sampling.h; issue 13). */
+ * them, and the summary of a sample (sampling.h). */
 #include <float.h>
 #include <math.h>
 #include <string.h>

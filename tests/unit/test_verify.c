@@ -95,7 +95,7 @@ START_TEST(rules_by_name)
 }
 END_TEST
 
-/* deterministic-draft (issue 13): the output is p (chi-square, p-value >= 1e-6) and the
+/* deterministic-draft: the output is p (chi-square, p-value >= 1e-6) and the
  * acceptance p(argmax q) (6 SE); negative controls: the same rule resampling from p with
  * the draft kept is rejected by the same chi-square, and sum min(p, q) is > 9.1 SE away. */
 START_TEST(deterministic_draft_is_lossless)
