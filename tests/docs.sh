@@ -35,6 +35,8 @@ ALLOW='
 --transferfile  GNU parallel: copies the sweep file to each host (scaling.md)
 --return        GNU parallel: brings each part back (scaling.md)
 --dependency    sbatch, as examples/slurm/submit.sh uses it (scaling.md)
+--report        tests/layers.sh: the figures of the layout (design.md)
+--control       tests/layers.sh: the planted violations (design.md)
 '
 
 usage() {

@@ -59,7 +59,7 @@ static sd_status check_counts(const sd_counters_ctx *cx, sd_counts *c)
     if (cx->opt->gamma && c->gamma != cx->opt->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s: gamma %zu was given, but the counts have %zu positions",
                               cx->path, cx->opt->gamma, c->gamma);
-    return sd_counters_invariants(cx->path, c, 1, cx->err);
+    return sd_counts_invariants(cx->path, c, 1, cx->err);
 }
 
 /* ---- detection and the entry point -------------------------------------------------------- */

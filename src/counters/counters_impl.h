@@ -74,7 +74,7 @@ extern const sd_counters_reader sd_counters_readers[];
  * when c->notes is not empty, truncated to fit; control bytes (below 0x20,
  * and 0x7f) of the result are shown as '?'.  Does nothing when c->notes has
  * no room for more than one more byte. */
-__attribute__((format(printf, 2, 3))) void sd_counters_note(sd_counts *c, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) void sd_counts_note(sd_counts *c, const char *fmt, ...);
 
 /* The invariants of sd_counts (counters.h) on c's first gamma positions, and
  * those of reached[] too when with_reached (else reached[i] is taken to be
@@ -85,7 +85,7 @@ __attribute__((format(printf, 2, 3))) void sd_counters_note(sd_counts *c, const 
  * PREFIX data with positions, the per-position counts summing to the
  * accepted tokens.  SD_OK, or SD_EINVAL naming the first that fails, with
  * the message starting with who. */
-sd_status sd_counters_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err);
+sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err);
 
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 

@@ -8,7 +8,7 @@
 
 #include "counters_impl.h"
 
-void sd_counters_note(sd_counts *c, const char *fmt, ...)
+void sd_counts_note(sd_counts *c, const char *fmt, ...)
 {
     size_t len = strlen(c->notes);
     if (len + 2 >= sizeof c->notes)
@@ -32,7 +32,7 @@ static int whole_count(double x)
     return x >= 0.0 && x <= SD_TEXT_COUNT_MAX && floor(x) >= x;
 }
 
-sd_status sd_counters_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err)
+sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err)
 {
     size_t g = c->gamma;
     if (g < 1 || g > MAXG)

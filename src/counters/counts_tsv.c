@@ -128,9 +128,9 @@ sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
         c->has_positions = 1;
         for (size_t i = 0; i < G; i++)
             c->reached[i] = c->drafts;
-        sd_counters_note(c, "Summed %zu TSV row%s.", tv.nrows, tv.nrows == 1 ? "" : "s");
+        sd_counts_note(c, "Summed %zu TSV row%s.", tv.nrows, tv.nrows == 1 ? "" : "s");
         if (col[2] == SIZE_MAX)
-            sd_counters_note(c, "No draft_tokens column: every draft taken as %zu tokens long.", G);
+            sd_counts_note(c, "No draft_tokens column: every draft taken as %zu tokens long.", G);
     }
     sd_tsv_free(&tv);
     return st;
@@ -185,10 +185,10 @@ sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text 
         c->draft_tokens = c->drafts * (double)c->gamma;
         for (size_t i = 0; i < c->gamma; i++)
             c->reached[i] = c->drafts;
-        sd_counters_note(c,
-                         "A histogram of %zu rows: accepted_at[i] = drafts with more than i accepted tokens; every "
-                         "draft taken as gamma = %zu tokens long.",
-                         tv.nrows, c->gamma);
+        sd_counts_note(c,
+                       "A histogram of %zu rows: accepted_at[i] = drafts with more than i accepted tokens; every "
+                       "draft taken as gamma = %zu tokens long.",
+                       tv.nrows, c->gamma);
     }
     sd_tsv_free(&tv);
     return st;

@@ -233,16 +233,16 @@ sd_status sd_derive_rates_fall(const sd_counters_ctx *cx, size_t ln, const doubl
 void sd_derive_notes(sd_counts *c, const sd_derive_sum *s, const char *what)
 {
     if (s->full > 0)
-        sd_counters_note(c,
-                         "On %zu %s the printed figures allow other numbers of drafts; there drafts = drafted tokens / "
-                         "%zu (every draft %zu tokens long, as with a draft model).",
-                         s->full, s->full == 1 ? what : "lines", c->gamma, c->gamma);
+        sd_counts_note(c,
+                       "On %zu %s the printed figures allow other numbers of drafts; there drafts = drafted tokens / "
+                       "%zu (every draft %zu tokens long, as with a draft model).",
+                       s->full, s->full == 1 ? what : "lines", c->gamma, c->gamma);
     if (s->ambiguous > 0)
-        sd_counters_note(c,
-                         "On %zu lines the printed figures fit several numbers of drafts: the drafts summed lie in "
-                         "[%.0f, %.0f]; took %.0f (nearest the mean acceptance length).",
-                         s->ambiguous, s->nlo, s->nhi, c->drafts);
+        sd_counts_note(c,
+                       "On %zu lines the printed figures fit several numbers of drafts: the drafts summed lie in "
+                       "[%.0f, %.0f]; took %.0f (nearest the mean acceptance length).",
+                       s->ambiguous, s->nlo, s->nhi, c->drafts);
     if (s->ambiguous == 0 && s->full == 0)
-        sd_counters_note(c, "The number of drafts on every line is the only whole number that reproduces its printed "
+        sd_counts_note(c, "The number of drafts on every line is the only whole number that reproduces its printed "
                             "figures.");
 }

@@ -91,7 +91,7 @@ void sd_derive_add(sd_derive_sum *s, const sd_derive_in *in, const sd_derive_out
 sd_status sd_derive_rates_fall(const sd_counters_ctx *cx, size_t ln, const double *r, size_t k);
 
 /* Appends the notes on how the drafts of the lines summed in s were derived
- * to c->notes (sd_counters_note): the lines where drafts = D / gamma was
+ * to c->notes (sd_counts_note): the lines where drafts = D / gamma was
  * preferred, the lines that allowed several numbers, or that every line
  * allowed one.  what: the singular of the lines ("line", "request").  Needs
  * c->gamma and c->drafts set. */

@@ -429,37 +429,37 @@ static sd_status ll_use_stats(const sd_counters_ctx *cx, const ll_log *lg, sd_de
 static void ll_notes(sd_counts *c, const ll_log *lg, const sd_derive_sum *s, int from_stats)
 {
     if (!from_stats) {
-        sd_counters_note(c, "Summed %zu llama.cpp per-request 'draft acceptance' lines.", s->lines);
-        sd_counters_note(c, "Drafts per request derived from accepted / (mean acceptance length - 1) and the "
+        sd_counts_note(c, "Summed %zu llama.cpp per-request 'draft acceptance' lines.", s->lines);
+        sd_counts_note(c, "Drafts per request derived from accepted / (mean acceptance length - 1) and the "
                             "per-position rates, which are printed rounded; per-position counts = rate x drafts, whole "
                             "numbers within the printed rounding, adjusted to sum to the accepted tokens.");
         sd_derive_notes(c, s, "request");
         if (lg->stat_lines > 0)
-            sd_counters_note(c, "The %zu 'statistics' lines were not used: they count the same drafts cumulatively.",
-                             lg->stat_lines);
+            sd_counts_note(c, "The %zu 'statistics' lines were not used: they count the same drafts cumulatively.",
+                           lg->stat_lines);
     } else {
-        sd_counters_note(c,
-                         "Used the last llama.cpp 'statistics' line of each of %zu implementation runs (cumulative "
-                         "since llama-server started; a run restarts where a count decreases) and summed them.",
-                         s->lines);
-        sd_counters_note(c, "Drafts = the accept calls of '#calls(b,g,a)' (older lines without it: '#gen drafts', "
+        sd_counts_note(c,
+                       "Used the last llama.cpp 'statistics' line of each of %zu implementation runs (cumulative "
+                       "since llama-server started; a run restarts where a count decreases) and summed them.",
+                       s->lines);
+        sd_counts_note(c, "Drafts = the accept calls of '#calls(b,g,a)' (older lines without it: '#gen drafts', "
                             "assuming every generated draft was verified); per-position counts = '#acc rate/pos' x "
                             "drafts within the printed rounding, position 1 = '#acc drafts'.");
         if (lg->nreq > 0)
-            sd_counters_note(c, "The 'draft acceptance' lines were not used: one gives no mean acceptance length.");
+            sd_counts_note(c, "The 'draft acceptance' lines were not used: one gives no mean acceptance length.");
     }
     if (s->no_positions > 0)
-        sd_counters_note(c, "%zu of them print no per-position rates, so the counts have no positions.",
-                         s->no_positions);
+        sd_counts_note(c, "%zu of them print no per-position rates, so the counts have no positions.",
+                       s->no_positions);
     if (c->reached_assumed)
-        sd_counters_note(c,
-                         "llama.cpp drafts can stop before the longest draft (%zu here), and the log gives only the "
-                         "tokens of all drafts together, not each draft's length: reached[i] (drafts that reached "
-                         "position i+1) assumes the drafts as equal in length as the counts allow -- every draft at "
-                         "least one token, at least accepted_at[i] drafts at position i+1, the remaining drafted "
-                         "tokens at the earliest positions. A draft that stopped early is censored there, not "
-                         "rejected.",
-                         c->gamma);
+        sd_counts_note(c,
+                       "llama.cpp drafts can stop before the longest draft (%zu here), and the log gives only the "
+                       "tokens of all drafts together, not each draft's length: reached[i] (drafts that reached "
+                       "position i+1) assumes the drafts as equal in length as the counts allow -- every draft at "
+                       "least one token, at least accepted_at[i] drafts at position i+1, the remaining drafted "
+                       "tokens at the earliest positions. A draft that stopped early is censored there, not "
+                       "rejected.",
+                       c->gamma);
 }
 
 sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)

@@ -518,13 +518,13 @@ static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const pse
     if (st == SD_OK) {
         p_sum(g, ng, c);
         if (sel->name)
-            sd_counters_note(c, "Selected the series with %.*s=\"%.*s\" (%zu label set%s).", (int)sel->nn, sel->name,
-                             (int)sel->vn, sel->val, ng, ng == 1 ? "" : "s");
+            sd_counts_note(c, "Selected the series with %.*s=\"%.*s\" (%zu label set%s).", (int)sel->nn, sel->name,
+                           (int)sel->vn, sel->val, ng, ng == 1 ? "" : "s");
         else if (ng > 1)
-            sd_counters_note(c,
-                             "Summed %zu series of each counter, one per label set ({%.100s}, {%.100s}%s); select one "
-                             "with label=value.",
-                             ng, g[0].key, g[1].key, ng > 2 ? ", ..." : "");
+            sd_counts_note(c,
+                           "Summed %zu series of each counter, one per label set ({%.100s}, {%.100s}%s); select one "
+                           "with label=value.",
+                           ng, g[0].key, g[1].key, ng > 2 ? ", ..." : "");
     }
     free(g);
     return st;
@@ -599,19 +599,19 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
             st = p_delta(cx, &now, &then, &fresh);
     }
     if (st == SD_OK) {
-        sd_counters_note(c, "Read vLLM's counters from a Prometheus scrape.");
+        sd_counts_note(c, "Read vLLM's counters from a Prometheus scrape.");
         st = p_build(cx, &now, &sel, c);
     }
     if (st == SD_OK) {
-        sd_counters_note(c,
-                         "gamma = its %zu per-position counters; reached[i] = drafts, as vLLM counts each position "
-                         "over all drafts.",
-                         c->gamma);
+        sd_counts_note(c,
+                       "gamma = its %zu per-position counters; reached[i] = drafts, as vLLM counts each position "
+                       "over all drafts.",
+                       c->gamma);
         if (cx->opt->since)
-            sd_counters_note(c, "The counts are the increase since the earlier scrape %s%s.", cx->opt->since,
-                             fresh ? " (series absent from it counted whole)" : "");
+            sd_counts_note(c, "The counts are the increase since the earlier scrape %s%s.", cx->opt->since,
+                           fresh ? " (series absent from it counted whole)" : "");
         if (c->draft_tokens < c->drafts * (double)c->gamma)
-            sd_counters_note(c, "Draft tokens are fewer than drafts x %zu: some drafts were shorter.", c->gamma);
+            sd_counts_note(c, "Draft tokens are fewer than drafts x %zu: some drafts were shorter.", c->gamma);
     }
     pscrape_free(&now);
     pscrape_free(&then);
@@ -634,7 +634,7 @@ sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *
                               "counts: vLLM's counters hold prefix counts with positions; these are %s%s",
                               c->kind != SD_COUNTS_PREFIX ? "of kind any" : "without positions",
                               c->kind != SD_COUNTS_PREFIX && !c->has_positions ? " and without positions" : "");
-    sd_status st = sd_counters_invariants("counts", c, 0, err);
+    sd_status st = sd_counts_invariants("counts", c, 0, err);
     if (st != SD_OK)
         return st;
     int reached_differs = 0;

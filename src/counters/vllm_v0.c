@@ -143,16 +143,16 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     c->accepted_tokens = s.A;
     for (size_t i = 0; i < c->gamma; i++)
         c->reached[i] = s.drafts;
-    sd_counters_note(c,
-                     "vLLM V0 counts are cumulative since the engine started: used the last of the %zu 'Speculative "
-                     "metrics' lines of each of %zu run%s (a run restarts where a count decreases) and summed the "
-                     "runs.",
-                     s.lines, s.runs, s.runs == 1 ? "" : "s");
-    sd_counters_note(c, "Drafts = draft tokens / %zu speculative tokens.", s.gamma);
-    sd_counters_note(c, "V0 counts every draft position that passed its own test, also after a rejection (kind any), "
+    sd_counts_note(c,
+                   "vLLM V0 counts are cumulative since the engine started: used the last of the %zu 'Speculative "
+                   "metrics' lines of each of %zu run%s (a run restarts where a count decreases) and summed the "
+                   "runs.",
+                   s.lines, s.runs, s.runs == 1 ? "" : "s");
+    sd_counts_note(c, "Drafts = draft tokens / %zu speculative tokens.", s.gamma);
+    sd_counts_note(c, "V0 counts every draft position that passed its own test, also after a rejection (kind any), "
                         "and prints no per-position counts.");
     if (s.all_E)
-        sd_counters_note(c, "Its %.0f emitted tokens are not used.", s.E);
+        sd_counts_note(c, "Its %.0f emitted tokens are not used.", s.E);
     return SD_OK;
 }
 

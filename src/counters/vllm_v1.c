@@ -192,18 +192,18 @@ sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
         c->accepted_at[i] = c->has_positions ? s.c[i] : 0.0;
         c->reached[i] = s.drafts;
     }
-    sd_counters_note(c, "Summed %zu vLLM V1 'SpecDecoding metrics' lines (each covers one logging interval).", s.lines);
-    sd_counters_note(c, "Drafts per line derived from Accepted / (mean acceptance length - 1) and the per-position "
+    sd_counts_note(c, "Summed %zu vLLM V1 'SpecDecoding metrics' lines (each covers one logging interval).", s.lines);
+    sd_counts_note(c, "Drafts per line derived from Accepted / (mean acceptance length - 1) and the per-position "
                         "rates, which are printed rounded; per-position counts = rate x drafts, whole numbers within "
                         "the printed rounding, adjusted to sum to Accepted.");
     sd_derive_notes(c, &s, "line");
     if (s.no_positions > 0)
-        sd_counters_note(c, "%zu lines have no per-position rates, so the counts have no positions.", s.no_positions);
+        sd_counts_note(c, "%zu lines have no per-position rates, so the counts have no positions.", s.no_positions);
     if (c->draft_tokens < c->drafts * (double)c->gamma)
-        sd_counters_note(c,
-                         "Drafted tokens are fewer than drafts x %zu: some drafts were shorter; reached[i] = drafts, "
-                         "as vLLM divides each position's count by all drafts.",
-                         c->gamma);
+        sd_counts_note(c,
+                       "Drafted tokens are fewer than drafts x %zu: some drafts were shorter; reached[i] = drafts, "
+                       "as vLLM divides each position's count by all drafts.",
+                       c->gamma);
     return SD_OK;
 }
 
