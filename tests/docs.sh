@@ -37,6 +37,7 @@ ALLOW='
 --dependency    sbatch, as examples/slurm/submit.sh uses it (scaling.md)
 --report        tests/layers.sh: the figures of the layout (design.md)
 --control       tests/layers.sh: the planted violations (design.md)
+--tool          valgrind --tool=callgrind, the instruction counts (performance.md)
 '
 
 usage() {
