@@ -60,8 +60,9 @@ check() {
     (cd "$dir" && find src include -type f \( -name '*.c' -o -name '*.h' \) | sort) > "$w/files"
     : > "$w/includes"
     while read -r f; do
-        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$dir/$f" |
-            sed -e 's/^\([0-9]*\):.*"\([^"]*\)".*/\1 \2/' -e "s|^|$f |"
+        # "..." includes, and <specdec.h> / <specdec/...> (the installed spelling of the same headers)
+        grep -n -e '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' -e '^[[:space:]]*#[[:space:]]*include[[:space:]]*<specdec[./]' "$dir/$f" |
+            sed -e 's/^\([0-9]*\):[^"<]*["<]\([^">]*\)[">].*/\1 \2/' -e "s|^|$f |"
     done < "$w/files" >> "$w/includes"
 
     awk -v dir="$dir" -v w="$w" '
@@ -217,14 +218,18 @@ report() {
 control() {
     caught=0
     missed=0
-    plant() { # plant NAME COMMAND...: COMMAND edits the copy at $T/copy
+    plant() { # plant NAME WHY COMMAND...: COMMAND edits the copy at $T/copy; the check must fail saying WHY
         name=$1
-        shift
+        why=$2
+        shift 2
         rm -rf "$T/copy" && mkdir -p "$T/copy"
         cp -R "$ROOT/src" "$ROOT/include" "$T/copy/" && mkdir -p "$T/copy/doc" && cp "$ROOT/doc/design.md" "$T/copy/doc/"
         "$@"
-        if check "$T/copy" > /dev/null 2>&1; then
+        if check "$T/copy" > /dev/null 2> "$T/why"; then
             echo "layers: control MISSED: $name" >&2
+            missed=$((missed + 1))
+        elif ! grep -q -e "$why" "$T/why"; then
+            echo "layers: control MISSED: $name (failed, but not saying '$why': $(head -n 1 "$T/why"))" >&2
             missed=$((missed + 1))
         else
             caught=$((caught + 1))
@@ -236,13 +241,19 @@ control() {
         echo "layers: control: the tree itself fails the check; the controls mean nothing" >&2
         return 1
     fi
-    plant "an upward include (common includes a report header)" eval 'prepend "$(first_c common)" "#include \"specdec/validate.h\""'
-    plant "a sibling include (cost includes a Monte Carlo header)" eval 'prepend "$(first_c cost)" "#include \"specdec/engine.h\""'
-    plant "the umbrella in the library" eval 'prepend "$(first_c theory)" "#include \"specdec.h\""'
-    plant "a private header of the library in the program" eval 'prepend "$(first_c cli)" "#include \"../mc/engine.c\""'
-    plant "a public header including a private one" eval 'prepend "$T/copy/include/specdec/theory.h" "#include \"../../src/theory/theory.c\""'
-    plant "a folder the table does not list" mkdir "$T/copy/src/extra"
-    plant "a cycle within a layer" eval '
+    plant "an upward include (common includes a report header)" "may not include layer report" \
+        eval 'prepend "$(first_c common)" "#include \"specdec/validate.h\""'
+    plant "a sibling include (cost includes a Monte Carlo header)" "may not include layer mc" \
+        eval 'prepend "$(first_c cost)" "#include \"specdec/engine.h\""'
+    plant "the umbrella in the library" "includes the umbrella" eval 'prepend "$(first_c theory)" "#include \"specdec.h\""'
+    plant "the umbrella in the library, in angle brackets" "includes the umbrella" \
+        eval 'prepend "$(first_c theory)" "#include <specdec.h>"'
+    plant "a private header of the library in the program" "the program sees include/ only" \
+        eval 'prepend "$(first_c cli)" "#include \"mc/verify_impl.h\""'
+    plant "a public header including a private one" "a public header includes a private one" \
+        eval 'prepend "$T/copy/include/specdec/theory.h" "#include \"random/rng_impl.h\""'
+    plant "a folder the table does not list" "is not a layer of doc/design.md" mkdir "$T/copy/src/extra"
+    plant "a cycle within a layer" "a cycle among the modules" eval '
         a=$(find "$T/copy/src/io" -name "*.c" | sort | sed -n 1p); b=$(find "$T/copy/src/io" -name "*.c" | sort | sed -n 2p)
         ma=$(basename "$a" .c); mb=$(basename "$b" .c)
         printf "/* */\n" > "$T/copy/src/io/${ma}_impl.h"; printf "/* */\n" > "$T/copy/src/io/${mb}_impl.h"
