@@ -63,6 +63,10 @@
 
 typedef enum { SD_GRANULARITY_OPERATOR, SD_GRANULARITY_PASS } sd_granularity;
 
+/* "operator", "pass", NULL: the granularities' names, indexed by
+ * sd_granularity (static).  Never fails. */
+SD_API const char *const *sd_cost_granularity_names(void);
+
 typedef struct {
     double eta_flops, eta_bw; /* fractions of peak reached, (0, 1] */
     double overhead;          /* t0, seconds per forward pass, >= 0 */

@@ -50,6 +50,7 @@
 #define SD_BURN_IN_TOKENS 256u /* generated and not counted at the start of each chunk's sequence */
 #define SD_ORACLE_MAX 4096u
 #define SD_POSITIONS_MAX 16u /* per-position histograms: positions 1..16 */
+#define SD_DRAFTS_MAX 64u    /* drafts per position (recursive rejection): 1..64 */
 
 typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
 
@@ -73,13 +74,14 @@ typedef struct {
      * done, in [0, 1], and the seconds since the start; may be NULL. */
     void (*progress)(void *arg, double fraction, double seconds);
     void *progress_arg;
-    size_t drafts;       /* k <= 64 drafts per position, recursive rejection (SpecInfer); 0 or 1: one */
+    size_t drafts;       /* k <= SD_DRAFTS_MAX drafts per position, recursive rejection (SpecInfer); 0 or 1: one */
     double threshold;    /* threshold policy: least top draft probability to keep drafting */
     size_t gamma_max;    /* heuristic policy: the largest draft length */
     int skip_outputs;    /* 1: no per-(context, rank) output counts (out_counts NULL): only the output
                           * tests (sd_gof_output, gof.h) need them, and they cost contexts x vocab
                           * counters per thread and a write per token */
-    uint32_t shard, nshards; /* run shard `shard` of `nshards` (see above); nshards 0 or 1: the whole run */
+    uint32_t shard, nshards; /* run shard `shard` of `nshards` (engine_stats.h: shards); nshards 0 or 1:
+                              * the whole run */
     const sd_engine_io *io;  /* record or replay hooks; NULL: none */
 } sd_engine_config;
 

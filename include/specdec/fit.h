@@ -119,6 +119,16 @@ typedef struct {
  * domain (naming the field), SD_ENOMEM, SD_EFAIL; *out untouched on failure. */
 typedef enum { SD_FIT_REPORT_PREDICTIONS, SD_FIT_REPORT_POSITIONS, SD_FIT_REPORT_SUMMARY } sd_fit_report;
 
+/* "predictions", "positions", "summary", NULL: the reports' names, indexed
+ * by sd_fit_report (static).  Never fails. */
+SD_API const char *const *sd_fit_report_names(void);
+
+/* The defaults of a fit where the caller has no reason for others (the
+ * program's fit and the fit figure): the i.i.d. test's level, and the
+ * bootstrap replicates (the seed is SD_RNG_DEFAULT_SEED, rng.h). */
+#define SD_FIT_LEVEL 1e-3
+#define SD_FIT_REPLICATES 400
+
 SD_API sd_status sd_fit_table(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, sd_fit_report report,
                               sd_table **out, sd_error *err);
 

@@ -1,6 +1,6 @@
 /* partial.h -- partial results: what one shard of a Monte Carlo job counted, as text, and their merge.
  *
- * A shard (engine.h: shard i of n runs chunks k with k mod n = i - 1)
+ * A shard (engine_stats.h: shard i of n runs chunks k with k mod n = i - 1)
  * records each engine run's sufficient statistics -- integer counts and
  * each chunk's beta sum, never rounded summaries -- with the run's
  * fingerprint.  A partial holds a shard's runs in the order they ran, the

@@ -27,6 +27,10 @@
  * *out is a new table the caller frees with sd_table_free.  SD_EINVAL
  * (cost, or a field the engine rejects), SD_ENOMEM, SD_EFAIL (a GSL
  * routine, an engine thread, or a NaN cell); on failure *out is NULL. */
+/* The sweep's cap where the caller has no reason for another (the program's
+ * policies and the adaptive-policies figure). */
+#define SD_POLICIES_GAMMA_MAX 24
+
 SD_API sd_status sd_policies_run(const sd_engine_config *base, double cost, const double *thresholds, size_t nth,
                                  sd_table **out, sd_error *err);
 

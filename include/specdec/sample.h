@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "specdec/engine.h"
 #include "specdec/engine_stats.h"
 #include "specdec/model.h"
 #include "specdec/status.h"
@@ -16,15 +17,16 @@
  * four-token example): `draws` times, x ~ q is accepted with probability
  * min(1, p(x)/q(x)) or replaced by the rule's resample -- or, with drafts
  * k > 1, recursive rejection over k drafts (adjusted only).  The draws come
- * in blocks of SD_SAMPLE_BLOCK, block b from random stream (seed, b) (so up
- * to SD_SAMPLE_BLOCK draws use stream (seed, 0) alone, ; shard i of n draws the blocks b with b mod n = i - 1, and
- * records its counts (by rank, as out_counts of one context) through
+ * in blocks of SD_SAMPLE_BLOCK, block b from random stream (seed, b), so up
+ * to SD_SAMPLE_BLOCK draws use stream (seed, 0) alone; shard i of n draws
+ * the blocks b with b mod n = i - 1 (engine_stats.h: shards), and records
+ * its counts (by rank, as out_counts of one context) through
  * io->record; io->replay supplies them instead. */
 #define SD_SAMPLE_BLOCK 1048576u
 typedef struct {
     const sd_model *model;       /* context 0 is used; built by sd_model_pair */
     const sd_verifier *verifier; /* token-wise and random: adjusted, target or deterministic-draft */
-    size_t drafts;               /* k in [1, 64] */
+    size_t drafts;               /* k in [1, SD_DRAFTS_MAX] (engine.h) */
     uint64_t draws;              /* >= 1 */
     uint64_t seed;
     uint32_t shard, nshards;     /* as in sd_engine_config */

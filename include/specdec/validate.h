@@ -34,8 +34,8 @@ typedef struct {
     unsigned threads;     /* >= 1 (0 counts as 1); the results do not depend on it */
     const unsigned *only; /* run only the checks covering these row numbers; NULL/0: all */
     size_t nonly;
-    uint32_t shard, nshards;  /* every engine run as this shard (engine.h); 0, 0: whole runs */
-    const sd_engine_io *io;   /* every engine run's record or replay hooks (engine.h), or NULL */
+    uint32_t shard, nshards;  /* every engine run as this shard (engine_stats.h); 0, 0: whole runs */
+    const sd_engine_io *io;   /* every engine run's record or replay hooks (engine_stats.h), or NULL */
 } sd_validate_config;
 
 /* The defaults: the full size, seed SD_RNG_DEFAULT_SEED (rng.h), two threads, every check.

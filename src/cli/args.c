@@ -14,6 +14,14 @@ const sd_domain CLI_MU = { "--mu", 0.0, INFINITY, 0 };
 const sd_domain CLI_GAMMA = { "--gamma", 1.0, GAMMA_MAX, 1 };
 const sd_domain CLI_SEED = { "--seed", 0, 9007199254740992.0, 1 }; /* 2^53: every seed a double holds exactly */
 const sd_domain CLI_THREADS = { "--threads", 1, 256, 1 };
+/* Caps on work: 1e10 tokens take about 20 minutes on two cores (doc/performance.md);
+ * anything longer belongs in several runs. */
+const sd_domain CLI_TOKENS = { "--tokens", 1, 1e10, 1 };
+const sd_domain CLI_DRAFTS = { "--drafts", 1, SD_DRAFTS_MAX, 1 };
+const sd_domain CLI_GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
+/* The roofline's settings, as calibrate.h bounds a measured step's. */
+const sd_domain CLI_BATCH = { "--batch", 1, 1048576, 1 };
+const sd_domain CLI_CONTEXT = { "--context", 0, 16777216, 1 };
 
 const cli_option *cli_option_at(const cli_command *cmd, int i)
 {
@@ -138,7 +146,9 @@ static cli_library library_defaults(void)
 {
     return (cli_library){ .synth = sd_synth_defaults(), .engine = sd_engine_defaults(), .cost = sd_cost_defaults(),
                           .ngram = sd_ngram_defaults(), .sampling = sd_sampling_defaults(),
-                          .validate = sd_validate_defaults(), .seed = SD_RNG_DEFAULT_SEED };
+                          .validate = sd_validate_defaults(), .seed = SD_RNG_DEFAULT_SEED,
+                          .fit_level = SD_FIT_LEVEL, .fit_replicates = SD_FIT_REPLICATES,
+                          .policies_gamma_max = SD_POLICIES_GAMMA_MAX };
 }
 
 _Static_assert(sizeof(sd_regime) == sizeof(int) && sizeof(sd_policy) == sizeof(int) &&
@@ -254,6 +264,8 @@ sd_status cli_choice(const cli_args *a, const char *option, const char *const *n
     sd_status st = option_text(a, option, buf, sizeof buf, &v, err);
     if (st != SD_OK)
         return st;
+    if (names == NULL && (o == NULL || o->names == NULL))
+        return sd_status_fail(err, SD_EFAIL, "%s: the program lists no names for this option", option);
     if (names == NULL)
         names = o->names();
     char valid[256] = "";

@@ -31,7 +31,10 @@ typedef struct {
     sd_ngram_config ngram;
     sd_sampling sampling;
     sd_validate_config validate;
-    uint64_t seed; /* SD_RNG_DEFAULT_SEED, for the commands whose library call has no defaults */
+    uint64_t seed;             /* SD_RNG_DEFAULT_SEED, for the commands whose library call has no defaults */
+    double fit_level;          /* SD_FIT_LEVEL */
+    size_t fit_replicates;     /* SD_FIT_REPLICATES */
+    size_t policies_gamma_max; /* SD_POLICIES_GAMMA_MAX */
 } cli_library;
 
 /* The type of a field of cli_library. */
@@ -47,8 +50,9 @@ typedef struct {
 
 /* One option of a command.  Name the fields (designated initializers).  The
  * help text may hold {default} (the default's text), {range} (the domain as
- * [min, max] or [min, inf)) and the library's name lists {families},
- * {regimes}, {policies} and {verifiers}; --help fills them in. */
+ * [min, max] or [min, inf)), {max} (the domain's upper end), {names} (the
+ * row's names, for a choice) and the library's name lists {families},
+ * {regimes}, {policies}, {verifiers} and {formats}; --help fills them in. */
 typedef struct {
     const char *name;        /* "--alpha" */
     const char *metavar;     /* "LIST"; NULL for a flag that takes no value */
@@ -124,7 +128,7 @@ const char *cli_text(const cli_args *a, const char *name, char *buf, size_t size
 sd_status cli_list(const cli_args *a, const sd_domain *dom, sd_list *out, sd_error *err);
 /* A single-number option, with the same rules. */
 sd_status cli_number(const cli_args *a, const sd_domain *dom, double *out, sd_error *err);
-/* A choice among its row's names (or names, when the row has none): its index
+/* A choice among names (the row's own names when names is NULL): its index
  * in *out; the row's default when absent, or "--x is required".  Unknown names
  * fail, listing the valid ones. */
 sd_status cli_choice(const cli_args *a, const char *option, const char *const *names, int *out, sd_error *err);
@@ -149,7 +153,8 @@ sd_status cli_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_tab
 void cli_name_flag(const cli_command *cmd, sd_error *err);
 
 /* The domains the commands share. */
-extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA, CLI_SEED, CLI_THREADS;
+extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA, CLI_SEED, CLI_THREADS, CLI_TOKENS, CLI_DRAFTS,
+    CLI_GAMMA_MAX, CLI_BATCH, CLI_CONTEXT;
 
 /* ---- help.c ------------------------------------------------------------------------ */
 
@@ -217,10 +222,8 @@ sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *e
 /* ---- opt_cost.c: the cost model's options (roofline and its --calibrate) --------------- */
 
 extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP;
-/* "operator", "pass": indexed by sd_granularity. */
-const char *const *cli_granularity_names(void);
-/* --granularity and --tp into *cp and, when etas is 1, --eta-flops, --eta-bw
- * and --overhead (each its row's default, sd_cost_defaults(), when absent). */
+/* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and
+ * --overhead (each its row's default, sd_cost_defaults(), when absent). */
 sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err);
 
 /* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */

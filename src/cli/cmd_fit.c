@@ -11,12 +11,7 @@ static const sd_domain GAMMA_MAX = { "--gamma-max", 1, 4096, 1 };
 static const sd_domain LEVEL = { "--level", 1e-300, 0.5, 0 };
 static const sd_domain REPLICATES = { "--replicates", 0, 100000, 1 };
 static const sd_domain ONE_COST = { "--cost", 0, 1e6, 0 };
-static const sd_domain BATCH = { "--batch", 1, 1048576, 1 };
-static const sd_domain CONTEXT = { "--context", 0, 16777216, 1 };
 
-static const char *const REPORTS[] = { "predictions", "positions", "summary", NULL }; /* as sd_fit_report */
-
-static const char *const *report_names(void) { return REPORTS; }
 
 /* The cost of an iteration of gamma' drafts in target steps, gamma' = 1..n:
  * eq. (10)'s 1 + gamma' c, or the roofline's gamma' c_eff + verify_cost_ratio. */
@@ -37,7 +32,7 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
     sd_presets p;
     const sd_model_spec *t, *d;
     const sd_hardware *h;
-    if ((st = cli_number(a, &BATCH, &batch, err)) != SD_OK || (st = cli_number(a, &CONTEXT, &context, err)) != SD_OK ||
+    if ((st = cli_number(a, &CLI_BATCH, &batch, err)) != SD_OK || (st = cli_number(a, &CLI_CONTEXT, &context, err)) != SD_OK ||
         (st = sd_presets_load(a->data_dir, NULL, NULL, &p, err)) != SD_OK)
         return st;
     if ((st = sd_presets_model(&p, "target", cli_value(a, "--target"), &t, err)) == SD_OK &&
@@ -87,8 +82,7 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
 }
 
 static const cli_option FIT_OPTIONS[] = {
-    { .name = "--input-format", .metavar = "NAME", .help = "prometheus, vllm-v1, vllm-v0, llama.cpp, tsv, histogram "
-      "(default: detected)" },
+    { .name = "--input-format", .metavar = "NAME", .help = "{formats} (default: detected)" },
     { .name = "--select", .metavar = "LABEL=VALUE", .help = "prometheus: keep the series with this label (default: sum "
       "them, with a note)" },
     { .name = "--since", .metavar = "FILE", .help = "prometheus: an earlier scrape; fit the counts between the two" },
@@ -102,16 +96,16 @@ static const cli_option FIT_OPTIONS[] = {
       "roofline" },
     { .name = "--draft", .metavar = "NAME", .help = "roofline presets: draft model" },
     { .name = "--hardware", .metavar = "NAME", .help = "roofline presets: accelerator" },
-    { .name = "--batch", .metavar = "B", .help = "roofline presets: batch (default {default})", .domain = &BATCH,
+    { .name = "--batch", .metavar = "B", .help = "roofline presets: batch (default {default})", .domain = &CLI_BATCH,
       .dflt = "1" },
     { .name = "--context", .metavar = "S", .help = "roofline presets: context length (default {default})",
-      .domain = &CONTEXT, .dflt = "4096" },
-    { .name = "--report", .metavar = "NAME", .help = "predictions, positions or summary (default {default})",
-      .dflt = "predictions", .names = report_names },
+      .domain = &CLI_CONTEXT, .dflt = "4096" },
+    { .name = "--report", .metavar = "NAME", .help = "{names} (default {default})",
+      .dflt = "predictions", .names = sd_fit_report_names },
     { .name = "--level", .metavar = "P", .help = "reject i.i.d. acceptance when the likelihood-ratio test's p < P "
-      "(default {default})", .domain = &LEVEL, .dflt = "1e-3" },
+      "(default {default})", .domain = &LEVEL, .lib = CLI_LIB(fit_level, CLI_LIB_DOUBLE) },
     { .name = "--replicates", .metavar = "B", .help = "bootstrap replicates for the intervals, 0 for none (default "
-      "{default})", .domain = &REPLICATES, .dflt = "400" },
+      "{default})", .domain = &REPLICATES, .lib = CLI_LIB(fit_replicates, CLI_LIB_SIZE) },
     { .name = "--seed", .metavar = "S", .help = "the bootstrap's random seed (default {default})", .domain = &CLI_SEED,
       .lib = CLI_LIB(seed, CLI_LIB_U64) },
     { .name = NULL },

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
 /* ---- matrix pairs (.npy): per-row beta under each rule, summarised --------------- */
 
@@ -118,7 +117,7 @@ static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
     double k = 1;
     int with_drafts = cli_given(a, "--drafts");
     sd_status st;
-    if ((st = cli_number(a, &DRAFTS, &k, err)) == SD_OK && (st = sd_dist_load(a->pos[0], &p, err)) == SD_OK &&
+    if ((st = cli_number(a, &CLI_DRAFTS, &k, err)) == SD_OK && (st = sd_dist_load(a->pos[0], &p, err)) == SD_OK &&
         (st = sd_dist_load(a->pos[1], &q, err)) == SD_OK &&
         (st = sd_dist_compatible(&p, &q, a->pos[0], a->pos[1], err)) == SD_OK &&
         (st = cli_table(with_drafts ? 4 : 2, cols, &t, err)) == SD_OK) {
@@ -154,7 +153,7 @@ static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
 
 static const cli_option OVERLAP_OPTIONS[] = {
     { .name = "--drafts", .metavar = "K", .help = "add drafts and acceptance: P(one of K drafts accepted), recursive "
-      "rejection", .domain = &DRAFTS, .dflt = "1" },
+      "rejection", .domain = &CLI_DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
     { .name = "--p-npy", .metavar = "FILE", .help = "target matrix, .npy of shape (V,) or (rows, V) (with --q-npy and "
       "--input)" },
     { .name = "--q-npy", .metavar = "FILE", .help = "draft matrix of the same shape; row i pairs with the target's row "

@@ -6,7 +6,6 @@
 #include <string.h>
 
 static const sd_domain PLOT_GAMMA = { "--gamma", 1, SD_FIGURE_GAMMA_MAX, 1 };
-static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
 
 /* One input list: the user's, or the figure's default (figure.h); an error
  * when the figure does not take it (its default is NULL). */
@@ -46,14 +45,14 @@ static sd_status one_figure(const cli_args *a, const sd_figure_kind *k, const ch
     if (st != SD_OK)
         return st;
     in.npy_probs = kind == SD_INPUT_PROBS;
-    if (!k->monte_carlo && cli_given(a, TOKENS.name))
-        return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", TOKENS.name, k->name);
+    if (!k->monte_carlo && cli_given(a, CLI_TOKENS.name))
+        return sd_status_fail(err, SD_EINVAL, "%s: the figure %s does not take it", CLI_TOKENS.name, k->name);
     double tokens, seed, threads;
     if ((st = input_list(a, k, &CLI_ALPHA, k->alpha, &in.alpha, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_COST, k->cost, &in.cost, err)) == SD_OK &&
         (st = input_list(a, k, &PLOT_GAMMA, k->gamma, &in.gamma, err)) == SD_OK &&
         (st = input_list(a, k, &CLI_MU, k->mu, &in.mu, err)) == SD_OK &&
-        (st = cli_number(a, &TOKENS, &tokens, err)) == SD_OK && (st = cli_number(a, &CLI_SEED, &seed, err)) == SD_OK &&
+        (st = cli_number(a, &CLI_TOKENS, &tokens, err)) == SD_OK && (st = cli_number(a, &CLI_SEED, &seed, err)) == SD_OK &&
         (st = cli_number(a, &CLI_THREADS, &threads, err)) == SD_OK) {
         in.tokens = (uint64_t)tokens;
         in.seed = (uint64_t)seed;
@@ -120,7 +119,7 @@ static const cli_option PLOT_OPTIONS[] = {
       .domain = &PLOT_GAMMA },
     { .name = "--mu", .metavar = "LIST", .help = "FLOP ratios (flop-factor; default: the figure's)", .domain = &CLI_MU },
     { .name = "--tokens", .metavar = "T", .help = "Monte Carlo figures: tokens per run (default {default})",
-      .domain = &TOKENS, .dflt = "400000" },
+      .domain = &CLI_TOKENS, .dflt = "400000" },
     { .name = "--input", .metavar = "FILE", .help = "fit: an engine's counters file, as for 'specdec fit'" },
     { .name = "--seed", .metavar = "S", .help = "Monte Carlo figures: random seed (default {default})",
       .domain = &CLI_SEED, .lib = CLI_LIB(seed, CLI_LIB_U64) },

@@ -4,10 +4,7 @@
 
 #include <math.h>
 
-/* Caps on work: 1e10 tokens take about 20 minutes on two cores. */
-static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
 static const sd_domain THRESHOLDS = { "--thresholds", 0, 1, 0 };
-static const sd_domain GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
 static const sd_domain POLICY_COST = { "--cost", 0, INFINITY, 0 };
 
 static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
@@ -21,10 +18,10 @@ static sd_status run_policies(const cli_args *a, sd_table **out, sd_error *err)
     sd_status st;
     *out = NULL;
     if ((st = cli_model_read(a, &ms, err)) != SD_OK || (st = cli_verifier(a, &v, err)) != SD_OK ||
-        (st = cli_number(a, &TOKENS, &tokens, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_TOKENS, &tokens, err)) != SD_OK ||
         (st = cli_number(a, &CLI_THREADS, &threads, err)) != SD_OK ||
         (st = cli_number(a, &POLICY_COST, &cost, err)) != SD_OK ||
-        (st = cli_number(a, &GAMMA_MAX, &gamma_max, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_GAMMA_MAX, &gamma_max, err)) != SD_OK ||
         (cli_given(a, "--thresholds") && (st = cli_list(a, &THRESHOLDS, &th, err)) != SD_OK))
         goto done;
     /* one calibrated alpha; the other models keep the default, which their acceptance overrides */
@@ -66,11 +63,11 @@ static const cli_option POLICIES_OPTIONS[] = {
     { .name = "--cost", .metavar = "C", .help = "draft/target cost ratio for the improvement, in {range} (required)",
       .domain = &POLICY_COST },
     { .name = "--gamma-max", .metavar = "G", .help = "sweep fixed gamma over 1..G; the cap of the adaptive policies "
-      "(default {default})", .domain = &GAMMA_MAX, .dflt = "24" },
+      "(default {default})", .domain = &CLI_GAMMA_MAX, .lib = CLI_LIB(policies_gamma_max, CLI_LIB_SIZE) },
     { .name = "--thresholds", .metavar = "LIST", .help = "thresholds for the threshold policy (default: quartiles of the "
       "draft's top probability)", .domain = &THRESHOLDS },
-    { .name = "--tokens", .metavar = "T", .help = "tokens per run, at most 1e10 (about 20 min on 2 cores) (default "
-      "{default})", .domain = &TOKENS, .dflt = "300000" },
+    { .name = "--tokens", .metavar = "T", .help = "tokens per run, at most {max} (about 20 min on 2 cores) (default "
+      "{default})", .domain = &CLI_TOKENS, .dflt = "300000" },
     { .name = "--threads", .metavar = "K", .help = "threads (default {default})", .domain = &CLI_THREADS, .dflt = "2" },
     { .name = NULL },
 };

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const sd_domain BATCH = { "--batch", 1, 1048576, 1 };
-static const sd_domain CONTEXT = { "--context", 0, 16777216, 1 };
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
@@ -79,17 +77,18 @@ static sd_status cost_params(const cli_args *a, const setting *s, const sd_model
                              sd_cost_params *cp, sd_error *err)
 {
     *cp = sd_cost_defaults();
-    sd_status st = cli_cost_params(a, s->fits == NULL, cp, err);
-    if (st != SD_OK || s->fits == NULL)
+    sd_status st;
+    if ((st = cli_number(a, &CLI_TP, &cp->tp, err)) != SD_OK || (st = cli_cost_params(a, s->fits == NULL, cp, err)) != SD_OK ||
+        s->fits == NULL)
         return st;
     const sd_calibration *c = sd_calibrate_find(s->fits, s->nfits, m->name, h->name);
     if (c == NULL)
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
                               m->name, h->name);
-    if (strcmp(c->granularity, cli_granularity_names()[cp->granularity]) != 0)
+    if (strcmp(c->granularity, sd_cost_granularity_names()[cp->granularity]) != 0)
         return sd_status_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
                               "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
-                              cli_granularity_names()[cp->granularity], c->granularity);
+                              sd_cost_granularity_names()[cp->granularity], c->granularity);
     cp->eta_flops = c->eta_flops;
     cp->eta_bw = c->eta_bw;
     cp->overhead = c->overhead;
@@ -303,7 +302,7 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     }
     if ((st = read_setting(a, &s, &rq, err)) != SD_OK ||
-        (st = cli_list(a, &BATCH, &l[0], err)) != SD_OK || (st = cli_list(a, &CONTEXT, &l[1], err)) != SD_OK ||
+        (st = cli_list(a, &CLI_BATCH, &l[0], err)) != SD_OK || (st = cli_list(a, &CLI_CONTEXT, &l[1], err)) != SD_OK ||
         (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
         goto done;
     if (breakdown) {
@@ -336,14 +335,14 @@ static const cli_option ROOFLINE_OPTIONS[] = {
       "1..G)", .domain = &CLI_ACCEPTANCE },
     { .name = "--alpha-by-context", .metavar = "FILE", .help = "TSV of context and alpha, interpolated linearly, "
       "instead of --alpha" },
-    { .name = "--batch", .metavar = "LIST", .help = "sequences decoded together (default 1,2,4,...,1024)",
-      .domain = &BATCH, .dflt = "1,2,4,8,16,32,64,128,256,512,1024" },
+    { .name = "--batch", .metavar = "LIST", .help = "sequences decoded together (default {default})",
+      .domain = &CLI_BATCH, .dflt = "1,2,4,8,16,32,64,128,256,512,1024" },
     { .name = "--context", .metavar = "LIST", .help = "context length S in tokens (default {default})",
-      .domain = &CONTEXT, .dflt = "4096" },
+      .domain = &CLI_CONTEXT, .dflt = "4096" },
     { .name = "--gamma", .metavar = "LIST", .help = "draft lengths to consider, in {range} (default {default})",
       .domain = &RGAMMA, .dflt = "1:16" },
     { .name = "--granularity", .metavar = "G", .help = "operator (one roofline per operator) or pass (one per forward "
-      "pass) (default {default})", .lib = CLI_LIB(cost.granularity, CLI_LIB_ENUM), .names = cli_granularity_names },
+      "pass) (default {default})", .lib = CLI_LIB(cost.granularity, CLI_LIB_ENUM), .names = sd_cost_granularity_names },
     { .name = "--tp", .metavar = "N", .help = "tensor-parallel GPUs, in {range}: weights and KV heads split, two "
       "all-reduces a layer (default {default})", .domain = &CLI_TP, .lib = CLI_LIB(cost.tp, CLI_LIB_DOUBLE) },
     { .name = "--draft-kv-window", .metavar = "W", .help = "the draft reads at most W cached tokens (StreamingLLM-"

@@ -7,7 +7,6 @@
 
 /* Caps on work: 1e10 draws take about 10 minutes on two cores. */
 static const sd_domain DRAWS = { "--draws", 1, 1e10, 1 };
-static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 
 static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
 {
@@ -22,7 +21,7 @@ static sd_status run_sample(const cli_args *a, sd_table **out, sd_error *err)
     sd_status st;
     if ((st = cli_verifier(a, &sc.verifier, err)) != SD_OK ||
         (st = cli_number(a, &DRAWS, &draws, err)) != SD_OK ||
-        (st = cli_number(a, &DRAFTS, &drafts, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_DRAFTS, &drafts, err)) != SD_OK ||
         (st = cli_number(a, &CLI_SEED, &seed, err)) != SD_OK ||
         (st = cli_load_pair(a->pos[0], a->pos[1], &p, &q, &m, err)) != SD_OK || (st = cli_table(7, cols, &t, err)) != SD_OK)
         goto done;
@@ -60,10 +59,10 @@ done:
 }
 
 static const cli_option SAMPLE_OPTIONS[] = {
-    { .name = "--draws", .metavar = "N", .help = "draws, at most 1e10 (about 10 min) (default {default})",
+    { .name = "--draws", .metavar = "N", .help = "draws, at most {max} (about 10 min) (default {default})",
       .domain = &DRAWS, .dflt = "1000000" },
     { .name = "--drafts", .metavar = "K", .help = "drafts per position, recursive rejection (adjusted only), in "
-      "{range} (default {default})", .domain = &DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
+      "{range} (default {default})", .domain = &CLI_DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
     { .name = "--verify", .metavar = "NAME", .help = "adjusted, target or deterministic-draft (default {default})",
       .dflt = "adjusted" },
     { .name = "--seed", .metavar = "S", .help = "random seed (default {default})", .domain = &CLI_SEED,

@@ -9,13 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Caps on work: 1e10 tokens take about 20 minutes on two cores
- * (doc/performance.md); anything longer belongs in several runs. */
-static const sd_domain TOKENS = { "--tokens", 1, 1e10, 1 };
 static const sd_domain SIM_GAMMA = { "--gamma", 1, SD_ORACLE_MAX, 1 };
-static const sd_domain DRAFTS = { "--drafts", 1, 64, 1 };
 static const sd_domain THRESHOLD = { "--threshold", 0, 1, 0 };
-static const sd_domain GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
 static const sd_domain ORDER = { "--order", 1, SD_NGRAM_ORDER_MAX, 1 };
 static const sd_domain DRAFT_ORDER = { "--draft-order", 1, SD_NGRAM_ORDER_MAX, 1 };
 
@@ -136,11 +131,11 @@ static sd_status read_engine_options(const cli_args *a, const cli_model *ms, sd_
     sd_status st;
     *ec = sd_engine_defaults();
     if ((st = cli_verifier(a, &ec->verifier, err)) != SD_OK ||
-        (st = cli_number(a, &DRAFTS, &drafts, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_DRAFTS, &drafts, err)) != SD_OK ||
         (st = cli_number(a, &THRESHOLD, &ec->threshold, err)) != SD_OK ||
-        (st = cli_number(a, &GAMMA_MAX, &gamma_max, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_GAMMA_MAX, &gamma_max, err)) != SD_OK ||
         (st = cli_choice(a, "--policy", NULL, &policy, err)) != SD_OK ||
-        (st = cli_number(a, &TOKENS, &tokens, err)) != SD_OK ||
+        (st = cli_number(a, &CLI_TOKENS, &tokens, err)) != SD_OK ||
         (st = cli_number(a, &CLI_THREADS, &threads, err)) != SD_OK)
         return st;
     if (policy == SD_POLICY_ORACLE && cli_given(a, "--gamma"))
@@ -425,11 +420,11 @@ static const cli_option SIMULATE_OPTIONS[] = {
     { .name = "--threshold", .metavar = "H", .help = "threshold policy: draft while the draft's top probability is >= H "
       "(default {default})", .domain = &THRESHOLD, .lib = CLI_LIB(engine.threshold, CLI_LIB_DOUBLE) },
     { .name = "--gamma-max", .metavar = "G", .help = "heuristic policy: the largest draft length (default {default})",
-      .domain = &GAMMA_MAX, .lib = CLI_LIB(engine.gamma_max, CLI_LIB_SIZE) },
+      .domain = &CLI_GAMMA_MAX, .lib = CLI_LIB(engine.gamma_max, CLI_LIB_SIZE) },
     { .name = "--drafts", .metavar = "K", .help = "drafts per position, recursive rejection (adjusted only), in "
-      "{range} (default {default})", .domain = &DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
+      "{range} (default {default})", .domain = &CLI_DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
     { .name = "--tokens", .metavar = "T", .help = "about T tokens per row, in whole chunks of 2048 iterations, at most "
-      "1e10 (about 20 min on 2 cores) (default {default})", .domain = &TOKENS,
+      "{max} (about 20 min on 2 cores) (default {default})", .domain = &CLI_TOKENS,
       .lib = CLI_LIB(engine.tokens, CLI_LIB_U64) },
     { .name = "--threads", .metavar = "K", .help = "threads, in {range}; results do not depend on it (default "
       "{default})", .domain = &CLI_THREADS, .lib = CLI_LIB(engine.threads, CLI_LIB_UINT) },

@@ -1,6 +1,6 @@
 /* opt_cost.c -- the cost model's options, which roofline and its --calibrate
- * read alike: the efficiencies, the overhead per pass, the granularity and
- * tensor parallelism (cost.h). */
+ * read alike: the efficiencies, the overhead per pass and the granularity
+ * (cost.h); and --tp's domain. */
 #include "cli.h"
 
 const sd_domain CLI_ETA_F = { "--eta-flops", 1e-3, 1, 0 };
@@ -8,16 +8,11 @@ const sd_domain CLI_ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
 const sd_domain CLI_OVERHEAD = { "--overhead", 0, 1, 0 };
 const sd_domain CLI_TP = { "--tp", 1, 1024, 1 };
 
-static const char *const GRANULARITIES[] = { [SD_GRANULARITY_OPERATOR] = "operator", [SD_GRANULARITY_PASS] = "pass",
-                                             NULL };
-
-const char *const *cli_granularity_names(void) { return GRANULARITIES; }
-
 sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err)
 {
     int gran;
     sd_status st;
-    if ((st = cli_choice(a, "--granularity", NULL, &gran, err)) != SD_OK || (st = cli_number(a, &CLI_TP, &cp->tp, err)) != SD_OK)
+    if ((st = cli_choice(a, "--granularity", NULL, &gran, err)) != SD_OK)
         return st;
     cp->granularity = (sd_granularity)gran;
     if (!etas)

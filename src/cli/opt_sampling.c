@@ -34,6 +34,15 @@ const cli_option CLI_SAMPLING_OPTIONS[] = {
     { .name = NULL },
 };
 
+/* The library's default of list i (sd_sampling_defaults(): the draft's are the
+ * target's), as text into buf. */
+static const char *default_text(int i, char *buf, size_t size)
+{
+    const sd_sampling d = sd_sampling_defaults();
+    const double v[4] = { d.temperature, (double)d.top_k, d.top_p, d.min_p };
+    return cli_number_text(v[i % 4], buf, size);
+}
+
 int cli_sampling_given(const cli_args *a)
 {
     for (int i = 0; i < CLI_SAMPLING_LISTS; i++)
@@ -50,7 +59,9 @@ sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err)
         int draft = i >= 4;
         if (draft && !(s->draft_given[i - 4] = cli_given(a, DOMAINS[i].name)))
             continue; /* the target's list serves */
-        st = cli_list(a, &DOMAINS[i], &s->l[i], err);
+        char buf[32];
+        st = cli_given(a, DOMAINS[i].name) ? cli_list(a, &DOMAINS[i], &s->l[i], err)
+                                          : sd_parse_list(default_text(i, buf, sizeof buf), &DOMAINS[i], &s->l[i], err);
         for (size_t k = 0; st == SD_OK && i % 4 == 2 && k < s->l[i].n; k++)
             if (!(s->l[i].v[k] > 0.0)) /* top-p: (0, 1] */
                 st = sd_status_fail(err, SD_EINVAL, "%s: 0 is outside (0, 1]: top-p keeps at least the most likely token",

@@ -44,8 +44,6 @@ double cli_point_tokens(const cli_point *p)
 
 const sd_domain CLI_ACCEPTANCE = { "--acceptance", 0.0, 1.0, 0 };
 
-/* --acceptance a1,...,aG with --cost: one point per gamma = 1..G (or one, for
- * optimal); alpha is the i.i.d. acceptance with the same E(N) (eq. 4 inverted). */
 /* The --mu list, or 0 for a command that does not take it (optimal: the FLOP
  * factor is not its business). */
 static sd_status mu_list(const cli_args *a, sd_list *out, sd_error *err)
@@ -55,6 +53,8 @@ static sd_status mu_list(const cli_args *a, sd_list *out, sd_error *err)
     return cli_list(a, &CLI_MU, out, err);
 }
 
+/* --acceptance a1,...,aG with --cost: one point per gamma = 1..G (or one, for
+ * optimal); alpha is the i.i.d. acceptance with the same E(N) (eq. 4 inverted). */
 static sd_status load_vector(const cli_args *a, int uses_gamma, cli_scenario *in, sd_error *err)
 {
     static const char *const excluded[] = { "--alpha", "--gamma", "--from", NULL };

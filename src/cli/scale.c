@@ -42,6 +42,7 @@ typedef struct {
     invocation *inv;
     size_t n;
     char *data_dir; /* the global --data, or NULL */
+    const cli_command *const *commands; /* the program's table, handed to each run */
 } job;
 
 static void job_free(job *j)
@@ -190,6 +191,7 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
             return sd_status_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
         }
         a.data_dir = j->data_dir;
+        a.commands = j->commands;
         a.shard = shard;
         a.nshards = nshards;
         a.io = io;
@@ -322,6 +324,7 @@ sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, cha
         return st;
     if (a->data_dir != NULL && (j.data_dir = strdup(a->data_dir)) == NULL)
         return no_memory(err);
+    j.commands = a->commands;
     if ((st = build_job(a, argc, argv, &j, err)) != SD_OK) {
         job_free(&j);
         return st;
@@ -435,7 +438,7 @@ sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err)
     sd_partial *parts = NULL, merged = { 0 };
     char **names = NULL;
     size_t n = 0;
-    job j = { 0 };
+    job j = { .commands = a->commands };
     const cli_command *cmd = NULL;
     sd_status st;
     *out = NULL;

@@ -248,7 +248,7 @@ sd_status sd_calibrate(const sd_calibrate_request *rq, sd_calibration **out, siz
             snprintf(fits[nfits].model, sizeof fits[nfits].model, "%s", rows[i].model);
             snprintf(fits[nfits].hardware, sizeof fits[nfits].hardware, "%s", rows[i].hardware);
             snprintf(fits[nfits].granularity, sizeof fits[nfits].granularity, "%s",
-                     start->granularity == SD_GRANULARITY_PASS ? "pass" : "operator");
+                     sd_cost_granularity_names()[start->granularity]);
             nfits++;
         }
     }

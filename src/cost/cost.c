@@ -11,6 +11,11 @@
 #include "specdec/theory.h"
 #include "records.h"
 
+static const char *const GRANULARITIES[] = { [SD_GRANULARITY_OPERATOR] = "operator", [SD_GRANULARITY_PASS] = "pass",
+                                             NULL };
+
+const char *const *sd_cost_granularity_names(void) { return GRANULARITIES; }
+
 sd_cost_params sd_cost_defaults(void)
 {
     return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .tp = 1.0,

@@ -29,6 +29,12 @@ enum { SIMPLEX_ITERATIONS = 2000 };
 
 static const char *const MODEL_NAMES[] = { "iid", "geometric", "markov" };
 
+static const char *const REPORT_NAMES[] = { [SD_FIT_REPORT_PREDICTIONS] = "predictions",
+                                            [SD_FIT_REPORT_POSITIONS] = "positions",
+                                            [SD_FIT_REPORT_SUMMARY] = "summary", NULL };
+
+const char *const *sd_fit_report_names(void) { return REPORT_NAMES; }
+
 const char *sd_fit_model_name(sd_fit_model m) { return MODEL_NAMES[m]; }
 
 /* Wilson's score interval for k successes in n trials at 95%. */

@@ -66,11 +66,6 @@ int sd_text_count(const char *s, size_t n, uint64_t *out);
  * (*x, *half untouched). */
 int sd_text_decimal(const char *s, size_t n, double *x, double *half);
 
-/* A whole count (sd_text_count) followed by an optional unit word, blanks
- * between and after them ignored ("110 tokens", "110"), into *out.  0
- * otherwise. */
-int sd_text_count_unit(const char *s, size_t n, const char *unit, uint64_t *out);
-
 /* A comma-separated list of decimals in [0, 1] (sd_text_decimal; no
  * parentheses) into r[0 .. *k - 1], at most max of them; *half: the coarsest
  * half-unit printed (0 for an empty list).  An empty or blank span is a list

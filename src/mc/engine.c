@@ -176,7 +176,7 @@ static size_t chain_max(const sd_engine_config *cfg)
 }
 
 /* Counts the heuristic's move from draft length g, after an iteration that
- * accepted every draft (full) or not, to next (engine.h: moves). */
+ * accepted every draft (full) or not, to next (engine_stats.h: moves). */
 static void count_move(sd_engine_stats *s, size_t g, int full, size_t next)
 {
     size_t row = (size_t)full * (s->max_gamma + 1) + (g <= s->max_gamma ? g : s->max_gamma);
@@ -348,8 +348,8 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
         return sd_status_fail(err, SD_EINVAL, "threshold: %g is outside [0, 1]", cfg->threshold);
     if (cfg->drafts > 1 && (cfg->policy != SD_POLICY_FIXED || v != sd_verify_find("adjusted")))
         return sd_status_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
-    if (cfg->drafts > 64)
-        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+    if (cfg->drafts > SD_DRAFTS_MAX)
+        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, %u]", cfg->drafts, SD_DRAFTS_MAX);
     if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
         return sd_status_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     return SD_OK;

@@ -1,6 +1,6 @@
 /* engine_stats_impl.h -- the private half of engine_stats: allocating,
- * adding and finishing a run's statistics, for the engine, sample and
- * partial results. */
+ * adding and finishing a run's statistics, for the engine, sample and the
+ * reader of partial results. */
 #ifndef SPECDEC_ENGINE_STATS_IMPL_H
 #define SPECDEC_ENGINE_STATS_IMPL_H
 

@@ -31,19 +31,16 @@ static void arrays_of(sd_engine_stats *s, array_ref a[NARRAYS])
     a[6] = (array_ref){ "moves", &s->moves, 2 * (s->max_gamma + 1) * SD_MOVE_BINS, 1 };
 }
 
-/* Arrays for a run of this shape, zeroed; out_counts and moves when asked. */
+/* Arrays for a run of this shape, zeroed (the engine's allocation); out_counts
+ * and moves when asked; nchunks chunk sums. */
 static sd_status stats_shape(sd_engine_stats *s, size_t max_gamma, size_t vocab, size_t contexts, size_t positions,
                              int moves, int outputs, size_t nchunks, sd_error *err)
 {
-    *s = (sd_engine_stats){ .max_gamma = max_gamma, .max_n = max_gamma + 1, .vocab = vocab, .contexts = contexts,
-                            .positions = positions, .nchunks = nchunks };
-    array_ref a[NARRAYS];
-    arrays_of(s, a);
-    int ok = (s->chunk_beta = calloc(nchunks ? nchunks : 1, sizeof(double))) != NULL;
-    for (int i = 0; i < NARRAYS && ok; i++)
-        if (!a[i].optional || (i == 4 ? outputs : moves))
-            ok = (*a[i].field = calloc(a[i].n ? a[i].n : 1, sizeof(uint64_t))) != NULL;
-    if (!ok) {
+    sd_status st = sd_engine_stats_alloc(s, max_gamma, vocab, contexts, positions, moves, outputs, err);
+    if (st != SD_OK)
+        return st;
+    s->nchunks = nchunks;
+    if ((s->chunk_beta = calloc(nchunks ? nchunks : 1, sizeof *s->chunk_beta)) == NULL) {
         sd_engine_stats_free(s);
         return sd_status_fail(err, SD_ENOMEM, "out of memory for a run's statistics");
     }

@@ -23,8 +23,8 @@ sd_status sd_sample_run(const sd_sample_config *cfg, uint64_t *counts, double *e
     if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
         return sd_status_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
                               "deterministic-draft)");
-    if (cfg->drafts < 1 || cfg->drafts > 64)
-        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, 64]", cfg->drafts);
+    if (cfg->drafts < 1 || cfg->drafts > SD_DRAFTS_MAX)
+        return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, %u]", cfg->drafts, SD_DRAFTS_MAX);
     if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))
         return sd_status_fail(err, SD_EINVAL, "drafts: several drafts need the adjusted rule");
     if (cfg->draws < 1)

@@ -118,7 +118,7 @@ static void output_argmax(const sd_context *c, size_t n, double *out)
     out[0] = 1.0;
 }
 
-const sd_verifier sd_verifiers[] = {
+const sd_verifier sd_verify_rules[] = {
     { .name = "adjusted", .summary = "accept min(1, p/q), resample norm(max(0, p - q)): lossless",
       .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of, .output = output_p,
       .lossless = output_p },
@@ -139,7 +139,7 @@ const sd_verifier sd_verifiers[] = {
 
 const sd_verifier *sd_verify_find(const char *name)
 {
-    for (const sd_verifier *v = sd_verifiers; v->name != NULL; v++)
+    for (const sd_verifier *v = sd_verify_rules; v->name != NULL; v++)
         if (strcmp(v->name, name) == 0)
             return v;
     return NULL;
@@ -148,9 +148,9 @@ const sd_verifier *sd_verify_find(const char *name)
 const sd_verifier *sd_verify_at(size_t i)
 {
     for (size_t k = 0; k < i; k++)
-        if (sd_verifiers[k].name == NULL)
+        if (sd_verify_rules[k].name == NULL)
             return NULL;
-    return sd_verifiers[i].name != NULL ? &sd_verifiers[i] : NULL;
+    return sd_verify_rules[i].name != NULL ? &sd_verify_rules[i] : NULL;
 }
 
 /* Joins the names of the table's rows with ", " (built from the table, per thread). */
@@ -158,8 +158,8 @@ const char *sd_verify_names(void)
 {
     static _Thread_local char buf[256];
     buf[0] = '\0';
-    for (const sd_verifier *v = sd_verifiers; v->name != NULL; v++)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", v == sd_verifiers ? "" : ", ", v->name);
+    for (const sd_verifier *v = sd_verify_rules; v->name != NULL; v++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", v == sd_verify_rules ? "" : ", ", v->name);
     return buf;
 }
 

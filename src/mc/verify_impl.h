@@ -46,7 +46,7 @@ struct sd_verifier {
 };
 
 /* The rules, ending with a row of NULLs (sd_verify_at walks them). */
-extern const sd_verifier sd_verifiers[];
+extern const sd_verifier sd_verify_rules[];
 
 /* sd_verify_draft (verify.h), inline for the engine's drafting loop. */
 static inline uint32_t sd_verify_draft_inline(const sd_verifier *v, const sd_context *c, gsl_rng *r)

@@ -15,7 +15,6 @@
 #include "common/file.h"
 #include "common/util.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include "specdec/cdf.h"
 #include "rng_impl.h"
 
-/* G, the guide cells of a sampler over n outcomes (dist.h): the least power
+/* G, the guide cells of a sampler over n outcomes (cdf.h): the least power
  * of two >= min(n, SD_CDF_GUIDE); its log2 in *bits when bits is not NULL. */
 static inline size_t sd_cdf_cells(size_t n, unsigned *bits)
 {
@@ -24,7 +24,7 @@ static inline size_t sd_cdf_cells(size_t n, unsigned *bits)
 }
 
 /* sd_cdf_sample, its common case inline (the engine draws with it): U's
- * top 32 bits are one draw a, and a pure guide cell (dist.h) decides the
+ * top 32 bits are one draw a, and a pure guide cell (cdf.h) decides the
  * outcome from them alone.  The rest -- a mixed cell, or a = 0 -- is
  * sd_cdf_draw_rest, given the draw a. */
 size_t sd_cdf_draw_rest(const sd_cdf *cdf, gsl_rng *r, uint32_t a);

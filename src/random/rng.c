@@ -1,6 +1,5 @@
 /* rng.c -- MT19937 with 53-bit uniforms, and keyed streams (see rng.h). */
 #include "specdec/rng.h"
-#include "rng_impl.h"
 #include "common/util.h"
 
 #include <pthread.h>

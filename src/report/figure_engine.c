@@ -12,10 +12,6 @@
 #include "specdec/theory.h"
 #include "specdec/verify.h"
 
-/* The adaptive-policies figure's largest draft length: the sweep over fixed
- * gamma and the adaptive policies' cap, as `specdec policies` defaults it. */
-enum { POLICIES_GAMMA_MAX = 24 };
-
 /* The engine's fixed policy with gamma drafts, adjusted rule, on the
  * synthetic defaults' calibrated bank in the given acceptance regime (alpha
  * for the constant one, easy and hard for the Markov one), with in's
@@ -151,7 +147,7 @@ sd_status sd_figure_policies(const sd_figure_input *in, const char *name, int va
         sd_engine_config base = sd_engine_defaults();
         base.model = m;
         base.verifier = sd_verify_find("adjusted");
-        base.gamma_max = POLICIES_GAMMA_MAX;
+        base.gamma_max = SD_POLICIES_GAMMA_MAX;
         base.tokens = in->tokens;
         base.seed = in->seed;
         base.threads = in->threads;

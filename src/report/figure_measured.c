@@ -16,10 +16,6 @@
 
 /* ---- fit --------------------------------------------------------------------------------- */
 
-/* The fit's test level and bootstrap replicates: `specdec fit`'s defaults
- * (--level, --replicates), which the library does not hold. */
-static const double FIT_LEVEL = 1e-3;
-enum { FIT_REPLICATES = 400 };
 
 /* `specdec fit`'s positions and predictions for the counters file in->input. */
 sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
@@ -34,13 +30,13 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
     sd_counts c;
     sd_fit f;
     if ((st = sd_counters_load(in->input, NULL, &c, err)) != SD_OK ||
-        (st = sd_fit_counts(&c, FIT_LEVEL, &f, err)) != SD_OK)
+        (st = sd_fit_counts(&c, SD_FIT_LEVEL, &f, err)) != SD_OK)
         return st;
     size_t n = 2 * c.gamma;
     double cost[2 * SD_COUNTS_MAX_GAMMA];
     for (size_t g = 1; g <= n; g++)
         cost[g - 1] = sd_theory_cost_factor((double)g, in->cost.v[0]);
-    const sd_fit_request rq = { .gamma_max = n, .cost = cost, .replicates = FIT_REPLICATES, .seed = in->seed };
+    const sd_fit_request rq = { .gamma_max = n, .cost = cost, .replicates = SD_FIT_REPLICATES, .seed = in->seed };
     if ((st = sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_POSITIONS, &out->block[0], err)) != SD_OK)
         return st;
     out->nblocks = 1;

@@ -369,7 +369,7 @@ sd_status sd_validate_check_gamma_star(sd_validate_ctx *v, sd_error *err)
 
 /* ---- 20: the heuristic's draft-length trajectory follows its rule -------------------------- */
 
-/* The moves of s (engine.h: moves) that a rule forbids which allows only
+/* The moves of s (engine_stats.h: moves) that a rule forbids which allows only
  * g' = min(g + up, gmax) after full acceptance and g' = max(g - 1, 1) otherwise. */
 static double forbidden_moves(const sd_engine_stats *s, size_t gmax, size_t up)
 {
