@@ -76,6 +76,12 @@ npy_f2 "$T/one.npy" '(4,)' False '\000\070\000\064\000\060\000\060'
 F=$ROOT/tests/fixtures
 # the engine's counters in vLLM's exposition format, for the fit round trip
 "$SPECDEC" simulate --vocab 200 --alpha 0.7 --gamma 5 --tokens 200000 --export-prometheus "$T/engine.prom" > /dev/null
+# issue 20: a llama-server request line with a mean length but no per-position rates (the
+# format of tools/server/server-context.cpp, server_slot::print_timings): 50 accepted of 100
+# drafted tokens in 50 / (2 - 1) = 50 drafts, every one 2 tokens long, so alpha + alpha^2 = 1
+printf 'slot print_timings: id  0 | task 7 | draft acceptance = 0.50000 (   50 accepted /   100 generated), mean len =  2.00\n' > "$T/llama-mean.log"
+# almost nothing accepted: no gamma beats plain decoding at c = 0.5
+printf 'gamma\tdrafts\taccepted_1\n1\t1000\t20\n' > "$T/counts-hopeless.tsv"
 
 pass=0
 fail=0

@@ -74,8 +74,20 @@ typedef struct {
     int reached_assumed;    /* 1: the source does not record how many drafts reached each
                              * position and reached[] follows the assumption the notes
                              * state (llama.cpp); 0: reached[] is the source's */
+    int has_emitted;        /* 1: emitted_tokens holds the source's count (vLLM V0) */
+    double emitted_tokens;  /* tokens emitted, one per draft beyond its accepted prefix (the
+                             * correction or bonus token), whole: drafts <= emitted <=
+                             * drafts + accepted tokens; 0 unless has_emitted */
+    int gauge;              /* 1: the source gives a mean, not counts (a Prometheus gauge):
+                             * mean_accepted is the accepted tokens per draft (PREFIX, no
+                             * positions), drafts, draft_tokens, accepted_tokens and the
+                             * per-position counts are 0 and reached[] is unknown (all 0) */
+    double mean_accepted;   /* gauge: accepted tokens per draft, in [0, gamma]; else 0 */
 } sd_counts;
-/* Entries of accepted_at and reached at positions >= gamma are 0. */
+/* Entries of accepted_at and reached at positions >= gamma are 0.  Every draft
+ * emits its accepted prefix and one more token, so the mean acceptance length
+ * (E(N) measured) is 1 + accepted_tokens / drafts for PREFIX counts, 1 +
+ * mean_accepted for a gauge, and emitted_tokens / drafts where has_emitted. */
 
 typedef struct {
     const char *format; /* NULL: detect; else one of sd_counters_formats() */

@@ -5,10 +5,12 @@
  * first k drafted tokens were all accepted (A_0 = D), and R_k drafts that
  * drafted at least k tokens.  Position k is TESTED by the drafts that
  * reached it with positions 1..k-1 accepted:
- *     t_k = A_{k-1} R_k / R_{k-1},
+ *     t_k = max(A_k, A_{k-1} R_k / R_{k-1}),
  * which is A_{k-1} when every draft has length gamma; for shorter drafts
  * (llama.cpp) it assumes that where a draft stops does not depend on its
- * acceptance so far -- a draft that stops early is censored, not rejected.
+ * acceptance so far -- a draft that stops early is censored, not rejected --
+ * and where that ratio falls below the A_k drafts that passed position k
+ * (so the assumption fails there), those were tested at least.
  *
  *   i.i.d. (eq. 4's assumption): every test passes with probability alpha.
  *     Each draft is Bernoulli trials that stop at the first rejection or at
@@ -36,10 +38,46 @@
  * flagged `extrapolated`.  Intervals: a bootstrap over the drafts with
  * GSL's random streams (sequential binomial resampling of the position
  * counts from the measured alpha_k, the chosen model refitted on each
- * replicate), 2.5% and 97.5% quantiles.  With counts that carry no
- * positions (vLLM V0, which counts every position that passed its own test
- * rather than prefixes), only the i.i.d. model is fitted, by
- * accepted / drafted tokens, and every gamma' uses eq. (4).
+ * replicate), 2.5% and 97.5% quantiles.
+ *
+ * The estimator follows what the counts count (sd_fit_estimator); only
+ * "positions" fits the non-i.i.d. models, the others fit i.i.d. alpha and
+ * every gamma' uses eq. (1)'s E(N) = 1 + sum_{i=1..gamma'} alpha^i:
+ *   positions    PREFIX counts per position: the MLE above.
+ *   prefix-mean  PREFIX counts without positions (an acceptance length, or
+ *                accepted tokens and drafts): a draft of length l accepts
+ *                X = min(first rejection - 1, l) tokens, P(X >= i) = alpha^i
+ *                for i <= l (eq. 1's truncated geometric), so alpha solves
+ *                  m(alpha) = sum_{i=1..gamma} R_i alpha^i = accepted tokens,
+ *                m increasing from 0 to the drafted tokens (GSL's Brent
+ *                solver; the method-of-moments estimate, the MLE when every
+ *                draft ends in a rejection or at gamma indistinguishably).  Its
+ *                95% interval is the alpha whose m lies within 1.96 standard
+ *                deviations of the measured total, the variance summed over
+ *                the drafts' lengths l (n_l = R_l - R_{l+1} of them):
+ *                  v(alpha) = sum_l n_l (sum_{i<=l} (2i - 1) alpha^i - (sum_{i<=l} alpha^i)^2),
+ *                a score interval like Wilson's (it reaches 0 and 1).
+ *   gauge        a mean without counts (counters.h's gauge): the same
+ *                equation with every draft of length gamma and the mean as
+ *                the total of one draft; no interval (the bounds are the
+ *                estimate; the report says so), no bootstrap.
+ *   any          vLLM V0, which counts every position that passed its own
+ *                test: alpha_any = accepted / drafted tokens (unbiased under
+ *                i.i.d.), Wilson's interval; it is alpha without emitted
+ *                tokens.  With them, alpha is prefix-mean's on the emitted
+ *                prefixes (emitted - drafts accepted, every draft gamma long),
+ *                so eq. (1) reproduces the measured E(N) = emitted / drafts at
+ *                the measured gamma; and the test of i.i.d. (1 degree of
+ *                freedom) is a Wald test of d = (emitted / drafts - 1) -
+ *                sum_{i<=gamma} alpha_any^i: per draft, prefix L and passes S
+ *                under i.i.d. alpha give
+ *                  Var(d) D = Var L - 2 m'(alpha) Cov(L, S) / gamma + m'(alpha)^2 Var S / gamma^2
+ *                (the delta method for alpha_hat = S / (D gamma)), with Var S =
+ *                gamma alpha (1 - alpha) and Cov(L, S) summed exactly over L
+ *                = 0..gamma (E[S | L = l] = l + (gamma - l - 1) alpha for l <
+ *                gamma); d^2 / Var(d) against chi-square(1).  The Markov fit
+ *                needs positions: two totals cannot determine its three
+ *                parameters, and the report says so.
  */
 #ifndef SPECDEC_FIT_H
 #define SPECDEC_FIT_H
@@ -58,16 +96,40 @@ typedef enum { SD_FIT_IID, SD_FIT_GEOMETRIC, SD_FIT_MARKOV } sd_fit_model;
 /* The model's name: "iid", "geometric", "markov" (static). */
 SD_API const char *sd_fit_model_name(sd_fit_model m);
 
+typedef enum { SD_FIT_EST_POSITIONS, SD_FIT_EST_PREFIX_MEAN, SD_FIT_EST_GAUGE, SD_FIT_EST_ANY } sd_fit_estimator;
+
+/* The estimator's name: "positions", "prefix-mean", "gauge", "any" (static). */
+SD_API const char *sd_fit_estimator_name(sd_fit_estimator e);
+
+/* The test of i.i.d. acceptance the data allow: none (one position, a gauge,
+ * V0 without emitted tokens), the likelihood ratio against per-position
+ * acceptance (positions), or V0's emitted tokens against eq. (1). */
+typedef enum { SD_FIT_TEST_NONE, SD_FIT_TEST_LR, SD_FIT_TEST_EMITTED } sd_fit_test;
+
+/* The test's name: "none", "likelihood-ratio", "emitted-tokens" (static). */
+SD_API const char *sd_fit_test_name(sd_fit_test t);
+
 typedef struct {
     size_t gamma;                 /* positions measured */
-    int has_positions;            /* 0: i.i.d. only (vLLM V0) */
-    double trials, accepted;      /* sum t_k, sum A_k */
-    double alpha, alpha_lo, alpha_hi;          /* i.i.d. MLE and its 95% Wilson interval */
+    int has_positions;            /* 0: i.i.d. only (the estimators other than positions) */
+    sd_fit_estimator estimator;   /* how alpha was estimated */
+    int has_interval;             /* 0: alpha_lo = alpha_hi = alpha, no interval (gauge) */
+    double trials, accepted;      /* sum t_k, sum A_k (positions); drafted, accepted tokens (others;
+                                   * a gauge: gamma and the mean) */
+    double alpha, alpha_lo, alpha_hi;          /* alpha and its 95% interval */
+    double alpha_any, alpha_any_lo, alpha_any_hi; /* any: accepted / drafted tokens and its Wilson
+                                                   * interval (= alpha without emitted tokens); 0
+                                                   * for the other estimators */
+    double measured_en, measured_en_se;        /* E(N) measured at gamma (1 + accepted / drafts, the
+                                                * gauge's 1 + mean, V0's emitted / drafts) and its
+                                                * standard error (0 when unknown) */
     double tested[SD_COUNTS_MAX_GAMMA];        /* t_k, k = 1..gamma at [k-1] */
     double passed[SD_COUNTS_MAX_GAMMA];        /* A_k */
     double cond[SD_COUNTS_MAX_GAMMA], cond_lo[SD_COUNTS_MAX_GAMMA], cond_hi[SD_COUNTS_MAX_GAMMA];
     double ll_iid, ll_positions, ll_geometric, ll_markov; /* maximised log-likelihoods */
-    double lr_statistic, lr_dof, lr_pvalue;    /* i.i.d. against per position */
+    sd_fit_test test;                          /* the test of i.i.d. done */
+    double test_statistic, test_dof, test_pvalue; /* its statistic (chi-square), degrees of freedom
+                                                   * and p-value; 0, 0, 1 for none */
     double geo_alpha, geo_rho;                 /* the geometric fit */
     sd_markov markov;                          /* the Markov fit */
     sd_fit_model non_iid;                      /* the better of the two by AIC */
@@ -97,24 +159,30 @@ SD_API double sd_fit_expected_tokens(const sd_fit *f, sd_fit_model m, size_t g);
 
 /* The prediction request: gamma' = 1..gamma_max; the cost of an iteration
  * of gamma' drafts in target steps is cost[gamma' - 1] (1 + gamma' c for
- * eq. 10, gamma' c_eff + verify_cost_ratio under the roofline model);
+ * eq. 10, gamma' c_eff + verify_cost_ratio under the roofline model), or no
+ * cost (NULL: E(N) only, no improvement and no recommendation);
  * `replicates` bootstrap replicates (0: no intervals) from stream `seed`. */
 typedef struct {
     size_t gamma_max;
-    const double *cost; /* gamma_max entries > 0 */
+    const double *cost; /* gamma_max entries > 0, or NULL */
     size_t replicates;
     uint64_t seed;
 } sd_fit_request;
 
-/* The report tables (columns listed in README's "From your engine's counters"):
+/* The report tables (columns listed in doc/fit.md):
  *   predictions  one row per gamma': E(N), its interval, the improvement
- *                E(N) / cost and its interval, extrapolated yes/no, the
- *                model; notes name the recommended gamma' and the range
- *                whose improvement lies within the best's interval
+ *                E(N) / cost and its interval (with a cost), extrapolated
+ *                yes/no, the model; notes name the recommended gamma' and
+ *                the range whose improvement lies within the best's interval,
+ *                or "do not speculate" (gamma 0) when no gamma' improves on
+ *                plain decoding (improvement <= 1), and flag an optimum at
+ *                gamma_max (the cap)
  *   positions    one row per measured position: tested, accepted, alpha_k
  *                and its interval, the i.i.d. alpha, the non-i.i.d. fit's
- *   summary      one row: the data, alpha and its interval, the test, both
- *                fits, the chosen model, the recommendation
+ *   summary      one row: the data, the estimator, alpha and its interval,
+ *                the measured E(N), the test, both fits, the chosen model,
+ *                and with a cost the recommendation (0: do not speculate)
+ *                and whether it sits at the cap
  * *out is a new table the caller frees; SD_EINVAL for a request out of its
  * domain (naming the field), SD_ENOMEM, SD_EFAIL; *out untouched on failure. */
 typedef enum { SD_FIT_REPORT_PREDICTIONS, SD_FIT_REPORT_POSITIONS, SD_FIT_REPORT_SUMMARY } sd_fit_report;

@@ -18,8 +18,9 @@ static const sd_domain ONE_COST = { "--cost", 0, 1e6, 0 };
 static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_error *err)
 {
     int roof = cli_given(a, "--target") || cli_given(a, "--draft") || cli_given(a, "--hardware");
-    if (roof == cli_given(a, "--cost"))
-        return sd_status_fail(err, SD_EINVAL, "fit: give --cost C, or --target, --draft and --hardware (roofline presets)");
+    if (roof && cli_given(a, "--cost"))
+        return sd_status_fail(err, SD_EINVAL, "fit: give --cost C or --target, --draft and --hardware (roofline "
+                              "presets), not both");
     double c, batch, context;
     sd_status st;
     if (!roof) {
@@ -70,9 +71,11 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
     gamma_max = 2.0 * (double)c.gamma; /* the default: twice the measured draft length */
     if (cli_given(a, "--gamma-max") && (st = cli_number(a, &GAMMA_MAX, &gamma_max, err)) != SD_OK)
         return st;
-    if ((cost = malloc((size_t)gamma_max * sizeof *cost)) == NULL)
+    int costed = cli_given(a, "--cost") || cli_given(a, "--target") || cli_given(a, "--draft") ||
+                 cli_given(a, "--hardware");
+    if (costed && (cost = malloc((size_t)gamma_max * sizeof *cost)) == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    if ((st = iteration_costs(a, (size_t)gamma_max, cost, err)) == SD_OK) {
+    if (!costed || (st = iteration_costs(a, (size_t)gamma_max, cost, err)) == SD_OK) {
         const sd_fit_request rq = { .gamma_max = (size_t)gamma_max, .cost = cost, .replicates = (size_t)replicates,
                                     .seed = (uint64_t)seed };
         st = sd_fit_table(&c, &f, &rq, (sd_fit_report)report, out, err);
@@ -86,12 +89,13 @@ static const cli_option FIT_OPTIONS[] = {
     { .name = "--select", .metavar = "LABEL=VALUE", .help = "prometheus: keep the series with this label (default: sum "
       "them, with a note)" },
     { .name = "--since", .metavar = "FILE", .help = "prometheus: an earlier scrape; fit the counts between the two" },
-    { .name = "--gamma", .metavar = "G", .help = "histogram TSV: the draft length (required there)",
+    { .name = "--gamma", .metavar = "G", .help = "the draft length (speculative tokens per draft), for every format: "
+      "required where the input does not state it (it says so), checked against the input where it does",
       .domain = &FIT_GAMMA },
     { .name = "--gamma-max", .metavar = "N", .help = "predict gamma = 1..N (default 2 x the measured gamma)",
       .domain = &GAMMA_MAX },
-    { .name = "--cost", .metavar = "C", .help = "draft/target cost ratio: improvement = E(N) / (1 + gamma c), eq. (10)",
-      .domain = &ONE_COST },
+    { .name = "--cost", .metavar = "C", .help = "draft/target cost ratio: improvement = E(N) / (1 + gamma c), eq. "
+      "(10), and the recommended gamma (default: no cost, E(N) only)", .domain = &ONE_COST },
     { .name = "--target", .metavar = "NAME", .help = "roofline presets instead of --cost: the target model, as for "
       "roofline" },
     { .name = "--draft", .metavar = "NAME", .help = "roofline presets: draft model" },
@@ -113,7 +117,7 @@ static const cli_option FIT_OPTIONS[] = {
 
 const cli_command cmd_fit = {
     .name = "fit",
-    .synopsis = "fit FILE (--cost C | --target T --draft D --hardware H) [--report NAME] ...",
+    .synopsis = "fit FILE [--gamma G] [--cost C | --target T --draft D --hardware H] [--report NAME] ...",
     .summary = "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, TSV), the i.i.d. test, the best "
                "gamma",
     .groups = { FIT_OPTIONS },

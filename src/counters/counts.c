@@ -37,6 +37,14 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
     size_t g = c->gamma;
     if (g < 1 || g > MAXG)
         return sd_status_fail(err, SD_EINVAL, "%s: gamma %zu is outside [1, %d]", who, g, MAXG);
+    if (c->gauge) {
+        if (!(c->mean_accepted >= 0.0 && c->mean_accepted <= (double)g) || c->has_positions || c->has_emitted ||
+            c->kind != SD_COUNTS_PREFIX || fabs(c->drafts) + fabs(c->draft_tokens) + fabs(c->accepted_tokens) > 0.0)
+            return sd_status_fail(err, SD_EINVAL,
+                                  "%s: a mean of %.17g accepted tokens per draft: expected a value in [0, gamma = %zu]",
+                                  who, c->mean_accepted, g);
+        return SD_OK;
+    }
     const double v[3] = { c->drafts, c->draft_tokens, c->accepted_tokens };
     static const char *const vn[3] = { "drafts", "draft tokens", "accepted tokens" };
     for (int i = 0; i < 3; i++)
@@ -63,6 +71,12 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
                               "%s: %.0f accepted of %.0f draft tokens in %.0f drafts of at most %zu: expected accepted "
                               "<= draft tokens <= drafts x gamma",
                               who, c->accepted_tokens, c->draft_tokens, c->drafts, g);
+    if (c->has_emitted && (!whole_count(c->emitted_tokens) || c->emitted_tokens < c->drafts ||
+                           c->emitted_tokens > c->drafts + c->accepted_tokens))
+        return sd_status_fail(err, SD_EINVAL,
+                              "%s: %.17g emitted tokens in %.0f drafts with %.0f accepted tokens: expected a whole "
+                              "count with drafts <= emitted <= drafts + accepted",
+                              who, c->emitted_tokens, c->drafts, c->accepted_tokens);
     double sum = 0.0;
     for (size_t i = 0; i < g; i++)
         sum += c->accepted_at[i];

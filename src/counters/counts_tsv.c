@@ -162,7 +162,8 @@ sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text 
     size_t col[2] = { SIZE_MAX, SIZE_MAX };
     (void)t;
     if (cx->opt->gamma == 0)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: a histogram of accepted tokens needs gamma (the draft length)",
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: a histogram of accepted tokens does not state the draft length: "
+                              "give it with --gamma",
                               cx->path);
     sd_status st = sd_tsv_load(cx->path, 1, ROWS_MAX, &tv, cx->err);
     if (st != SD_OK)

@@ -18,6 +18,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multimin.h>
 #include <gsl/gsl_randist.h>
+#include <gsl/gsl_roots.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -36,6 +37,17 @@ static const char *const REPORT_NAMES[] = { [SD_FIT_REPORT_PREDICTIONS] = "predi
 const char *const *sd_fit_report_names(void) { return REPORT_NAMES; }
 
 const char *sd_fit_model_name(sd_fit_model m) { return MODEL_NAMES[m]; }
+
+static const char *const ESTIMATOR_NAMES[] = { [SD_FIT_EST_POSITIONS] = "positions",
+                                               [SD_FIT_EST_PREFIX_MEAN] = "prefix-mean",
+                                               [SD_FIT_EST_GAUGE] = "gauge", [SD_FIT_EST_ANY] = "any" };
+
+const char *sd_fit_estimator_name(sd_fit_estimator e) { return ESTIMATOR_NAMES[e]; }
+
+static const char *const TEST_NAMES[] = { [SD_FIT_TEST_NONE] = "none", [SD_FIT_TEST_LR] = "likelihood-ratio",
+                                          [SD_FIT_TEST_EMITTED] = "emitted-tokens" };
+
+const char *sd_fit_test_name(sd_fit_test t) { return TEST_NAMES[t]; }
 
 /* Wilson's score interval for k successes in n trials at 95%. */
 static void wilson(double k, double n, double *lo, double *hi)
@@ -134,48 +146,195 @@ static sd_status fit_model(const sd_fit *f, sd_fit_model m, double *x, size_t n,
     return SD_OK;
 }
 
-/* ---- the fit --------------------------------------------------------------------------- */
+/* ---- the estimators ---------------------------------------------------------------------- */
 
-/* t_k and A_k from the counts (fit.h); the i.i.d. and per-position maxima. */
-static sd_status closed_forms(const sd_counts *c, sd_fit *f, sd_error *err)
+/* positions: t_k and A_k from the counts (fit.h); the i.i.d. and per-position
+ * maxima and the likelihood-ratio test. */
+static void by_positions(const sd_counts *c, sd_fit *f)
 {
-    f->gamma = c->gamma;
-    f->has_positions = c->has_positions;
-    f->trials = 0.0;
-    f->accepted = 0.0;
-    if (!c->has_positions) { /* vLLM V0: accepted / drafted tokens, i.i.d. only */
-        f->trials = c->draft_tokens;
-        f->accepted = c->accepted_tokens;
-    } else {
-        double prev_a = c->drafts, prev_r = c->drafts;
-        for (size_t k = 0; k < c->gamma; k++) {
-            double r = c->reached[k];
-            f->tested[k] = prev_r > 0.0 ? prev_a * r / prev_r : 0.0;
-            f->passed[k] = c->accepted_at[k];
-            f->trials += f->tested[k];
-            f->accepted += f->passed[k];
-            prev_a = c->accepted_at[k];
-            prev_r = r;
-        }
+    double prev_a = c->drafts, prev_r = c->drafts;
+    for (size_t k = 0; k < c->gamma; k++) {
+        double r = c->reached[k];
+        /* at least the drafts that passed position k were tested there (the censoring ratio
+         * can fall below them when where a draft stops depends on its acceptance) */
+        f->tested[k] = fmax(c->accepted_at[k], prev_r > 0.0 ? prev_a * r / prev_r : 0.0);
+        f->passed[k] = c->accepted_at[k];
+        f->trials += f->tested[k];
+        f->accepted += f->passed[k];
+        prev_a = c->accepted_at[k];
+        prev_r = r;
     }
     if (!(f->trials > 0.0))
-        return sd_status_fail(err, SD_EINVAL, "counts: no draft position was ever tested");
+        return;
     f->alpha = f->accepted / f->trials;
     wilson(f->accepted, f->trials, &f->alpha_lo, &f->alpha_hi);
-    f->ll_iid = 0.0;
-    f->ll_positions = 0.0;
     size_t positions = 0;
-    for (size_t k = 0; f->has_positions && k < f->gamma; k++) {
+    for (size_t k = 0; k < f->gamma; k++) {
         f->cond[k] = f->tested[k] > 0.0 ? f->passed[k] / f->tested[k] : 0.0;
         wilson(f->passed[k], f->tested[k], &f->cond_lo[k], &f->cond_hi[k]);
         f->ll_iid += binomial_ll(f->passed[k], f->tested[k], f->alpha);
         f->ll_positions += binomial_ll(f->passed[k], f->tested[k], f->cond[k]);
         positions += f->tested[k] > 0.0;
     }
-    f->lr_statistic = fmax(0.0, 2.0 * (f->ll_positions - f->ll_iid));
-    f->lr_dof = positions > 1 ? (double)positions - 1.0 : 0.0;
-    f->lr_pvalue = f->lr_dof > 0.0 ? gsl_cdf_chisq_Q(f->lr_statistic, f->lr_dof) : 1.0;
+    f->measured_en = 1.0 + c->accepted_tokens / c->drafts;
+    if (positions > 1) {
+        f->test = SD_FIT_TEST_LR;
+        f->test_statistic = fmax(0.0, 2.0 * (f->ll_positions - f->ll_iid));
+        f->test_dof = (double)positions - 1.0;
+        f->test_pvalue = gsl_cdf_chisq_Q(f->test_statistic, f->test_dof);
+    }
+}
+
+/* The drafts of each length l = 1..gamma behind the counts, n[l - 1]: from
+ * reached (R_l - R_{l+1}), or all gamma long for a gauge (one draft). */
+static void draft_lengths(const sd_counts *c, double *n)
+{
+    for (size_t l = 1; l <= c->gamma; l++)
+        n[l - 1] = c->gauge ? (l == c->gamma) : c->reached[l - 1] - (l < c->gamma ? c->reached[l] : 0.0);
+}
+
+/* prefix-mean's m(alpha) and v(alpha) (fit.h) over the drafts' lengths n[]. */
+static void prefix_moments(const double *n, size_t gamma, double alpha, double *m, double *v)
+{
+    *m = 0.0;
+    *v = 0.0;
+    double mu = 0.0, second = 0.0, power = 1.0;
+    for (size_t l = 1; l <= gamma; l++) {
+        power *= alpha;
+        mu += power;                              /* sum_{i<=l} alpha^i */
+        second += (2.0 * (double)l - 1.0) * power; /* sum_{i<=l} (2i - 1) alpha^i = E[X^2] */
+        *m += n[l - 1] * mu;
+        *v += n[l - 1] * fmax(0.0, second - mu * mu);
+    }
+}
+
+typedef struct {
+    const double *n;
+    size_t gamma;
+    double target, z; /* the root of m(alpha) + z sqrt(v(alpha)) - target */
+} prefix_root;
+
+static double prefix_residual(double alpha, void *arg)
+{
+    const prefix_root *p = arg;
+    double m, v;
+    prefix_moments(p->n, p->gamma, alpha, &m, &v);
+    return m + p->z * sqrt(v) - p->target;
+}
+
+/* The root of p's residual in [lo, hi], where it changes sign (GSL's Brent
+ * solver, to 1e-13 in alpha). */
+static sd_status prefix_solve(prefix_root *p, double lo, double hi, double *x, sd_error *err)
+{
+    gsl_function fn = { .function = prefix_residual, .params = p };
+    gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+    if (s == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    int status = gsl_root_fsolver_set(s, &fn, lo, hi);
+    for (int it = 0; status == GSL_SUCCESS && it < 200; it++) {
+        if ((status = gsl_root_fsolver_iterate(s)) != GSL_SUCCESS)
+            break;
+        lo = gsl_root_fsolver_x_lower(s);
+        hi = gsl_root_fsolver_x_upper(s);
+        if ((status = gsl_root_test_interval(lo, hi, 1e-13, 0.0)) != GSL_CONTINUE)
+            break;
+        status = GSL_SUCCESS;
+    }
+    *x = gsl_root_fsolver_root(s);
+    gsl_root_fsolver_free(s);
+    if (status != GSL_SUCCESS)
+        return sd_status_fail(err, SD_EFAIL, "fit: the truncated-geometric equation's root finder failed");
     return SD_OK;
+}
+
+/* prefix-mean and gauge: alpha from m(alpha) = the accepted tokens, and (not
+ * for a gauge) its score interval. */
+static sd_status by_prefix_mean(const sd_counts *c, sd_fit *f, sd_error *err)
+{
+    double n[SD_COUNTS_MAX_GAMMA], top, v;
+    draft_lengths(c, n);
+    f->accepted = c->gauge ? c->mean_accepted : c->accepted_tokens;
+    prefix_moments(n, c->gamma, 1.0, &top, &v); /* the drafted tokens: every one accepted */
+    f->trials = top;
+    f->measured_en = 1.0 + (c->gauge ? c->mean_accepted : c->accepted_tokens / c->drafts);
+    if (!(top > 0.0))
+        return SD_OK;
+    prefix_root p = { n, c->gamma, f->accepted, 0.0 };
+    sd_status st = SD_OK;
+    f->alpha = f->accepted <= 0.0 ? 0.0 : f->accepted >= top ? 1.0 : -1.0;
+    if (f->alpha < 0.0 && (st = prefix_solve(&p, 0.0, 1.0, &f->alpha, err)) != SD_OK)
+        return st;
+    f->alpha_lo = f->alpha_hi = f->alpha;
+    f->has_interval = !c->gauge;
+    if (c->gauge)
+        return SD_OK;
+    /* lo: m + z sd reaches the total; hi: m - z sd does.  At alpha_hat = 0 or 1 the
+     * residual vanishes at the end itself (sd = 0): the bracket starts just inside. */
+    p.z = Z95;
+    if (f->accepted > 0.0 && (st = prefix_solve(&p, 0.0, fmin(f->alpha, 1.0 - 1e-15), &f->alpha_lo, err)) != SD_OK)
+        return st;
+    p.z = -Z95;
+    if (f->accepted < top && (st = prefix_solve(&p, fmax(f->alpha, 1e-15), 1.0, &f->alpha_hi, err)) != SD_OK)
+        return st;
+    prefix_moments(n, c->gamma, f->alpha, &top, &v);
+    f->measured_en_se = sqrt(v) / c->drafts;
+    return SD_OK;
+}
+
+/* any's test (fit.h): the Wald statistic of the measured prefix against eq.
+ * (1) at alpha_hat, from the emitted tokens. */
+static void emitted_test(const sd_counts *c, sd_fit *f)
+{
+    double g = (double)c->gamma, a = f->alpha, b = 1.0 - a;
+    double pl = 1.0, el = 0.0, el2 = 0.0, els = 0.0, dm = 0.0; /* pl = alpha^l */
+    for (size_t l = 0; l <= c->gamma; l++) {
+        double P = l < c->gamma ? pl * b : pl;                            /* P(L = l) */
+        double es = l < c->gamma ? (double)l + (g - (double)l - 1.0) * a : g; /* E[S | L = l] */
+        el += P * (double)l;
+        el2 += P * (double)l * (double)l;
+        els += P * (double)l * es;
+        if (l > 0)
+            dm += (double)l * pl / a; /* m'(alpha) = sum_l l alpha^(l-1) */
+        pl *= a;
+    }
+    double var_l = el2 - el * el, var_s = g * a * b, cov = els - el * g * a;
+    double var = (var_l - 2.0 * dm * cov / g + dm * dm * var_s / (g * g)) / c->drafts;
+    f->measured_en = c->emitted_tokens / c->drafts;
+    f->measured_en_se = sqrt(fmax(0.0, var_l) / c->drafts);
+    if (!(a > 0.0 && a < 1.0 && var > 0.0))
+        return; /* alpha_hat at 0 or 1: the prefix is determined, nothing to test */
+    double d = (f->measured_en - 1.0) - el;
+    f->test = SD_FIT_TEST_EMITTED;
+    f->test_statistic = d * d / var;
+    f->test_dof = 1.0;
+    f->test_pvalue = gsl_cdf_chisq_Q(f->test_statistic, 1.0);
+}
+
+/* any (vLLM V0): accepted / drafted tokens; with emitted tokens, their test,
+ * and alpha from them (fit.h). */
+static sd_status by_any(const sd_counts *c, sd_fit *f, sd_error *err)
+{
+    f->trials = c->draft_tokens;
+    f->accepted = c->accepted_tokens;
+    if (!(f->trials > 0.0))
+        return SD_OK;
+    f->alpha = f->accepted / f->trials;
+    wilson(f->accepted, f->trials, &f->alpha_lo, &f->alpha_hi);
+    f->alpha_any = f->alpha;
+    f->alpha_any_lo = f->alpha_lo;
+    f->alpha_any_hi = f->alpha_hi;
+    if (!c->has_emitted)
+        return SD_OK;
+    emitted_test(c, f);
+    sd_counts prefix = *c; /* the emitted tokens' prefixes: every draft gamma long */
+    prefix.accepted_tokens = c->emitted_tokens - c->drafts;
+    prefix.draft_tokens = c->drafts * (double)c->gamma;
+    for (size_t i = 0; i < c->gamma; i++)
+        prefix.reached[i] = c->drafts;
+    double t = f->trials, a = f->accepted, en = f->measured_en, se = f->measured_en_se;
+    sd_status st = by_prefix_mean(&prefix, f, err);
+    f->trials = t, f->accepted = a, f->measured_en = en, f->measured_en_se = se;
+    return st;
 }
 
 /* The geometric and Markov fits, and the choice between the models. */
@@ -197,7 +356,7 @@ static sd_status non_iid(sd_fit *f, sd_error *err)
     }
     double aic_geo = 2.0 * 2 - 2.0 * f->ll_geometric, aic_markov = 2.0 * 3 - 2.0 * f->ll_markov;
     f->non_iid = aic_markov < aic_geo ? SD_FIT_MARKOV : SD_FIT_GEOMETRIC;
-    f->chosen = f->lr_pvalue < f->level ? f->non_iid : SD_FIT_IID;
+    f->chosen = f->test_pvalue < f->level ? f->non_iid : SD_FIT_IID;
     return SD_OK;
 }
 
@@ -224,9 +383,22 @@ sd_status sd_fit_counts(const sd_counts *c, double level, sd_fit *out, sd_error 
         return sd_status_fail(err, SD_EINVAL, "level: %g is outside (0, 1)", level);
     if (c->gamma < 1 || c->gamma > SD_COUNTS_MAX_GAMMA)
         return sd_status_fail(err, SD_EINVAL, "counts: gamma %zu is outside [1, %d]", c->gamma, SD_COUNTS_MAX_GAMMA);
-    sd_fit f = { .level = level, .chosen = SD_FIT_IID, .non_iid = SD_FIT_IID };
-    sd_status st = closed_forms(c, &f, err);
-    if (st == SD_OK && f.has_positions && f.lr_dof > 0.0)
+    sd_fit f = { .level = level, .chosen = SD_FIT_IID, .non_iid = SD_FIT_IID, .gamma = c->gamma,
+                 .has_positions = c->has_positions && !c->gauge, .has_interval = 1, .test_pvalue = 1.0 };
+    sd_status st = SD_OK;
+    f.estimator = c->gauge                      ? SD_FIT_EST_GAUGE
+                  : c->kind == SD_COUNTS_ANY    ? SD_FIT_EST_ANY
+                  : c->has_positions            ? SD_FIT_EST_POSITIONS
+                                                : SD_FIT_EST_PREFIX_MEAN;
+    if (f.estimator == SD_FIT_EST_POSITIONS)
+        by_positions(c, &f);
+    else if (f.estimator == SD_FIT_EST_ANY)
+        st = by_any(c, &f, err);
+    else
+        st = by_prefix_mean(c, &f, err);
+    if (st == SD_OK && !(f.trials > 0.0))
+        st = sd_status_fail(err, SD_EINVAL, "counts: no draft position was ever tested");
+    if (st == SD_OK && f.test == SD_FIT_TEST_LR)
         st = non_iid(&f, err);
     if (st == SD_OK)
         *out = f;
@@ -289,13 +461,29 @@ static double binomial_draw(gsl_rng *r, double p, double n)
 static void resample(const sd_counts *c, const sd_fit *f, gsl_rng *r, sd_counts *out)
 {
     *out = *c;
-    if (!c->has_positions) {
-        out->accepted_tokens = binomial_draw(r, f->alpha, c->draft_tokens);
+    if (f->estimator == SD_FIT_EST_ANY) {
+        out->accepted_tokens = binomial_draw(r, f->alpha_any, c->draft_tokens);
+        if (c->has_emitted) { /* the prefixes at the emitted tokens' alpha, gamma long */
+            double sum = 0.0;
+            for (double alive = c->drafts, i = 0; i < (double)c->gamma && alive > 0.0; i++)
+                sum += (alive = binomial_draw(r, f->alpha, alive));
+            out->emitted_tokens = c->drafts + sum;
+            out->accepted_tokens = fmax(out->accepted_tokens, sum);
+        }
+        return;
+    }
+    if (f->estimator == SD_FIT_EST_PREFIX_MEAN) { /* each length's drafts, position by position at alpha */
+        double n[SD_COUNTS_MAX_GAMMA], sum = 0.0;
+        draft_lengths(c, n);
+        for (size_t l = 1; l <= c->gamma; l++)
+            for (double alive = n[l - 1], i = 0; i < (double)l && alive > 0.0; i++)
+                sum += (alive = binomial_draw(r, f->alpha, alive));
+        out->accepted_tokens = sum;
         return;
     }
     double prev_a = c->drafts, prev_r = c->drafts, sum = 0.0;
     for (size_t k = 0; k < c->gamma; k++) {
-        double t = prev_r > 0.0 ? round(prev_a * c->reached[k] / prev_r) : 0.0;
+        double t = fmax(c->accepted_at[k], prev_r > 0.0 ? round(prev_a * c->reached[k] / prev_r) : 0.0);
         out->accepted_at[k] = binomial_draw(r, f->cond[k], t);
         sum += out->accepted_at[k];
         prev_a = out->accepted_at[k];
@@ -344,17 +532,19 @@ typedef struct {
 static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, prediction *p, sd_error *err)
 {
     double *boot = NULL;
-    if (rq->replicates > 0 && (boot = malloc(rq->replicates * rq->gamma_max * sizeof *boot)) == NULL)
-        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu bootstrap replicates", rq->replicates);
-    sd_status st = rq->replicates > 0 ? bootstrap(c, f, rq, boot, err) : SD_OK;
+    size_t reps = f->has_interval ? rq->replicates : 0; /* a gauge: no counts to resample */
+    if (reps > 0 && (boot = malloc(reps * rq->gamma_max * sizeof *boot)) == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu bootstrap replicates", reps);
+    const sd_fit_request brq = { .gamma_max = rq->gamma_max, .replicates = reps, .seed = rq->seed };
+    sd_status st = reps > 0 ? bootstrap(c, f, &brq, boot, err) : SD_OK;
     for (size_t g = 1; g <= rq->gamma_max && st == SD_OK; g++) {
         prediction *q = &p[g - 1];
         q->e = sd_fit_expected_tokens(f, f->chosen, g);
         q->e_lo = q->e;
         q->e_hi = q->e;
-        if (rq->replicates > 0)
-            interval(boot + g - 1, rq->gamma_max, rq->replicates, &q->e_lo, &q->e_hi);
-        double cost = rq->cost[g - 1];
+        if (reps > 0)
+            interval(boot + g - 1, rq->gamma_max, reps, &q->e_lo, &q->e_hi);
+        double cost = rq->cost ? rq->cost[g - 1] : 1.0;
         q->f = q->e / cost;
         q->f_lo = q->e_lo / cost;
         q->f_hi = q->e_hi / cost;
@@ -363,49 +553,118 @@ static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_reque
     return st;
 }
 
-/* The best gamma' by the point estimate, and the gamma' whose improvement
- * reaches the best's lower bound. */
-static size_t recommend(const prediction *p, size_t n, size_t *from, size_t *to)
+/* The advice of the predictions p[0 .. n-1] (a cost given). */
+typedef struct {
+    size_t best;     /* the best gamma' by the point estimate, 0-based */
+    size_t from, to; /* the gamma' whose improvement reaches the best's lower bound */
+    int speculate;   /* 0: no gamma' improves on plain decoding (improvement <= 1): gamma 0 */
+    int at_cap;      /* 1: the best is the last gamma' predicted (gamma_max) */
+} advice;
+
+static advice recommend(const prediction *p, size_t n)
 {
-    size_t best = 0;
+    advice a = { 0 };
     for (size_t g = 1; g < n; g++)
-        if (p[g].f > p[best].f)
-            best = g;
-    *from = *to = best;
-    while (*from > 0 && p[*from - 1].f >= p[best].f_lo)
-        (*from)--;
-    while (*to + 1 < n && p[*to + 1].f >= p[best].f_lo)
-        (*to)++;
-    return best;
+        if (p[g].f > p[a.best].f)
+            a.best = g;
+    a.from = a.to = a.best;
+    while (a.from > 0 && p[a.from - 1].f >= p[a.best].f_lo)
+        a.from--;
+    while (a.to + 1 < n && p[a.to + 1].f >= p[a.best].f_lo)
+        a.to++;
+    a.speculate = p[a.best].f > 1.0;
+    a.at_cap = a.speculate && a.best + 1 == n;
+    return a;
 }
 
-static sd_status predictions_table(const sd_fit *f, const prediction *p, size_t n, sd_table *t, sd_error *err)
+static sd_status advice_notes(const sd_fit_request *rq, const prediction *p, sd_table *t, sd_error *err)
+{
+    advice a = recommend(p, rq->gamma_max);
+    const prediction *b = &p[a.best];
+    if (!a.speculate)
+        return sd_table_note(t, err, "do not speculate (gamma 0): no gamma improves on plain decoding; the best, gamma "
+                             "%zu, gives %.4g (95%% interval %.4g-%.4g).", a.best + 1, b->f, b->f_lo, b->f_hi);
+    sd_status st = sd_table_note(t, err, "recommended gamma %zu (improvement %.4g, 95%% interval %.4g-%.4g); gamma %zu "
+                                 "to %zu reach its lower bound.", a.best + 1, b->f, b->f_lo, b->f_hi, a.from + 1,
+                                 a.to + 1);
+    if (st == SD_OK && a.at_cap)
+        st = sd_table_note(t, err, "the optimum sits at the cap, gamma_max = %zu: a longer draft may be better (raise "
+                           "the cap).", rq->gamma_max);
+    return st;
+}
+
+/* The sentence on how alpha was estimated, and what the test and the
+ * models can say with these counts. */
+static sd_status estimator_notes(const sd_counts *c, const sd_fit *f, sd_table *t, sd_error *err)
 {
     sd_status st = SD_OK;
-    for (size_t g = 1; g <= n && st == SD_OK; g++) {
+    switch (f->estimator) {
+    case SD_FIT_EST_POSITIONS:
+        return sd_table_note(t, err, "gamma <= %zu: the measured acceptance per position; beyond: the %s model "
+                             "(i.i.d. test p = %.3g at level %g).", f->gamma, MODEL_NAMES[f->chosen], f->test_pvalue,
+                             f->level);
+    case SD_FIT_EST_PREFIX_MEAN:
+        return sd_table_note(t, err, "estimator prefix-mean: prefix counts without per-position data; alpha = %.4g "
+                             "solves sum_i R_i alpha^i = %.0f accepted tokens (eq. 1's truncated geometric over the "
+                             "drafts' lengths); every gamma uses eq. (1); no test of i.i.d. is possible without "
+                             "positions.", f->alpha, c->accepted_tokens);
+    case SD_FIT_EST_GAUGE:
+        return sd_table_note(t, err, "estimator gauge: a mean of %.4g accepted tokens per draft and no counts, so "
+                             "alpha = %.4g (solving sum_{i<=%zu} alpha^i = the mean) has no interval and i.i.d. cannot "
+                             "be tested; every gamma uses eq. (1).", c->mean_accepted, f->alpha, f->gamma);
+    case SD_FIT_EST_ANY:
+        st = sd_table_note(t, err, "estimator any: vLLM V0 counts every position that passed its own test, so "
+                           "accepted / drafted tokens = %.4g (%.4g-%.4g) estimates alpha under i.i.d.", f->alpha_any,
+                           f->alpha_any_lo, f->alpha_any_hi);
+        if (st == SD_OK && c->has_emitted)
+            st = sd_table_note(t, err, "Its emitted tokens give the measured E(N) = %.4g at gamma %zu, where eq. (1) "
+                               "at that alpha gives %.4g: i.i.d. test (1 degree of freedom) p = %.3g at level %g%s. The "
+                               "predictions use alpha = %.4g (%.4g-%.4g), which reproduces the measured E(N) (the "
+                               "prefix-mean estimator on the emitted tokens), and eq. (1) at every gamma. The Markov "
+                               "fit needs per-position counts.", f->measured_en, f->gamma,
+                               sd_theory_expected_tokens(f->alpha_any, (double)f->gamma), f->test_pvalue, f->level,
+                               f->test_pvalue < f->level ? ": i.i.d. is rejected, so predictions at other gammas than "
+                               "the measured are suspect" : "", f->alpha, f->alpha_lo, f->alpha_hi);
+        else if (st == SD_OK)
+            st = sd_table_note(t, err, "Without emitted tokens, E(N) is not measured and i.i.d. cannot be tested; every "
+                               "gamma uses eq. (1).");
+        return st;
+    }
+    return st;
+}
+
+static sd_status predictions_table(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, const prediction *p,
+                                   sd_table *t, sd_error *err)
+{
+    sd_status st = SD_OK;
+    for (size_t g = 1; g <= rq->gamma_max && st == SD_OK; g++) {
         const prediction *q = &p[g - 1];
         int extra = g > f->gamma;
-        const sd_cell row[] = { sd_int((long long)g), sd_real(q->e), sd_real(q->e_lo), sd_real(q->e_hi), sd_real(q->f),
-                                sd_real(q->f_lo), sd_real(q->f_hi), sd_text(extra ? "yes" : "no"),
-                                sd_text(!f->has_positions || extra ? MODEL_NAMES[f->chosen] : "measured") };
-        st = sd_table_add(t, row, err);
+        const char *model = !extra && f->has_positions ? "measured" : MODEL_NAMES[f->chosen];
+        const sd_cell with_cost[] = { sd_int((long long)g), sd_real(q->e), sd_real(q->e_lo), sd_real(q->e_hi),
+                                      sd_real(q->f), sd_real(q->f_lo), sd_real(q->f_hi),
+                                      sd_text(extra ? "yes" : "no"), sd_text(model) };
+        const sd_cell without[] = { sd_int((long long)g), sd_real(q->e), sd_real(q->e_lo), sd_real(q->e_hi),
+                                    sd_text(extra ? "yes" : "no"), sd_text(model) };
+        st = sd_table_add(t, rq->cost ? with_cost : without, err);
     }
-    size_t from, to, best = recommend(p, n, &from, &to);
+    if (st == SD_OK && rq->cost)
+        st = advice_notes(rq, p, t, err);
     if (st == SD_OK)
-        st = sd_table_note(t, err, "recommended gamma %zu (improvement %.4g, 95%% interval %.4g-%.4g); gamma %zu to %zu "
-                           "reach its lower bound.", best + 1, p[best].f, p[best].f_lo, p[best].f_hi, from + 1, to + 1);
-    if (st == SD_OK && f->has_positions)
-        st = sd_table_note(t, err, "gamma <= %zu: the measured acceptance per position; beyond: the %s model "
-                           "(i.i.d. test p = %.3g at level %g).", f->gamma, MODEL_NAMES[f->chosen], f->lr_pvalue,
-                           f->level);
+        st = estimator_notes(c, f, t, err);
+    if (st == SD_OK && !f->has_interval)
+        st = sd_table_note(t, err, "the intervals are the estimates themselves: a gauge carries no counts to give one.");
+    if (st == SD_OK && !rq->cost)
+        st = sd_table_note(t, err, "no cost given: E(N) only; a cost (or the presets) adds the improvement and the "
+                           "recommended gamma.");
     return st;
 }
 
 static sd_status positions_table(const sd_fit *f, sd_table *t, sd_error *err)
 {
     if (!f->has_positions)
-        return sd_status_fail(err, SD_EINVAL, "report: these counts carry no per-position data (vLLM V0); use predictions "
-                              "or summary");
+        return sd_status_fail(err, SD_EINVAL, "report: these counts carry no per-position data (estimator %s); use "
+                              "predictions or summary", ESTIMATOR_NAMES[f->estimator]);
     double model[SD_COUNTS_MAX_GAMMA];
     fitted_positions(f, f->non_iid, f->gamma, model);
     sd_status st = SD_OK;
@@ -418,58 +677,80 @@ static sd_status positions_table(const sd_fit *f, sd_table *t, sd_error *err)
     return st;
 }
 
-static sd_status summary_table(const sd_counts *c, const sd_fit *f, const prediction *p, size_t n, sd_table *t,
-                               sd_error *err)
+static sd_status summary_table(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, const prediction *p,
+                               sd_table *t, sd_error *err)
 {
-    size_t from, to, best = recommend(p, n, &from, &to);
-    char range[32];
-    snprintf(range, sizeof range, "%zu-%zu", from + 1, to + 1);
+    char range[32] = "";
+    advice a = { 0 };
+    if (rq->cost) {
+        a = recommend(p, rq->gamma_max);
+        if (a.speculate)
+            snprintf(range, sizeof range, "%zu-%zu", a.from + 1, a.to + 1);
+        else
+            snprintf(range, sizeof range, "none");
+    }
+    int pos = f->has_positions && f->test == SD_FIT_TEST_LR;
     const sd_cell row[] = {
         sd_text(c->format), sd_text(c->kind == SD_COUNTS_PREFIX ? "prefix" : "any"), sd_real(c->drafts),
-        sd_int((long long)c->gamma), sd_real(f->alpha), sd_real(f->alpha_lo), sd_real(f->alpha_hi),
-        sd_real(f->lr_statistic), sd_real(f->lr_dof), sd_real(f->lr_pvalue),
-        sd_real(f->has_positions ? f->geo_alpha : f->alpha), sd_real(f->has_positions ? f->geo_rho : 1.0),
-        sd_real(f->has_positions ? f->markov.a_easy : f->alpha), sd_real(f->has_positions ? f->markov.a_hard : f->alpha),
-        sd_real(f->has_positions ? f->markov.stay : 0.0), sd_text(MODEL_NAMES[f->non_iid]),
-        sd_text(MODEL_NAMES[f->chosen]), sd_int((long long)best + 1), sd_text(range),
+        sd_int((long long)c->gamma), sd_text(ESTIMATOR_NAMES[f->estimator]), sd_real(f->alpha), sd_real(f->alpha_lo),
+        sd_real(f->alpha_hi), sd_real(f->measured_en), sd_text(TEST_NAMES[f->test]), sd_real(f->test_statistic),
+        sd_real(f->test_dof), sd_real(f->test_pvalue), sd_real(pos ? f->geo_alpha : f->alpha),
+        sd_real(pos ? f->geo_rho : 1.0), sd_real(pos ? f->markov.a_easy : f->alpha),
+        sd_real(pos ? f->markov.a_hard : f->alpha), sd_real(pos ? f->markov.stay : 0.0),
+        sd_text(MODEL_NAMES[f->non_iid]), sd_text(MODEL_NAMES[f->chosen]),
+        sd_int(a.speculate ? (long long)a.best + 1 : 0), sd_text(range), sd_text(a.at_cap ? "yes" : "no"),
     };
     sd_status st = sd_table_add(t, row, err);
     if (st == SD_OK && c->notes[0] != '\0')
         st = sd_table_note(t, err, "%s", c->notes);
+    if (st == SD_OK)
+        st = estimator_notes(c, f, t, err);
+    if (st == SD_OK && rq->cost)
+        st = advice_notes(rq, p, t, err);
     return st;
 }
 
 static const char *const PREDICTION_COLS[] = { "gamma", "expected_tokens", "expected_tokens_lo", "expected_tokens_hi",
                                                 "improvement", "improvement_lo", "improvement_hi", "extrapolated",
                                                 "model" };
+static const char *const PREDICTION_COLS_NO_COST[] = { "gamma", "expected_tokens", "expected_tokens_lo",
+                                                        "expected_tokens_hi", "extrapolated", "model" };
 static const char *const POSITION_COLS[] = { "position", "tested", "accepted", "alpha_k", "alpha_k_lo", "alpha_k_hi",
                                              "alpha_iid", "alpha_k_model", "model" };
-static const char *const SUMMARY_COLS[] = { "format", "counts", "drafts", "gamma", "alpha", "alpha_lo", "alpha_hi",
-                                            "lr_statistic", "lr_dof", "lr_pvalue", "geometric_alpha", "geometric_rho",
+static const char *const SUMMARY_COLS[] = { "format", "counts", "drafts", "gamma", "estimator", "alpha", "alpha_lo",
+                                            "alpha_hi", "measured_expected_tokens", "test", "test_statistic",
+                                            "test_dof", "test_pvalue", "geometric_alpha", "geometric_rho",
                                             "markov_alpha_easy", "markov_alpha_hard", "markov_stay", "non_iid_model",
-                                            "chosen_model", "recommended_gamma", "gamma_within_interval" };
+                                            "chosen_model", "recommended_gamma", "gamma_within_interval", "at_cap" };
+#define NCOLS(a) (sizeof(a) / sizeof *(a))
 
 sd_status sd_fit_table(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, sd_fit_report report,
                        sd_table **out, sd_error *err)
 {
     if (rq->gamma_max < 1 || rq->gamma_max > 4096)
         return sd_status_fail(err, SD_EINVAL, "gamma_max: %zu is outside [1, 4096]", rq->gamma_max);
-    for (size_t g = 0; g < rq->gamma_max; g++)
+    for (size_t g = 0; rq->cost && g < rq->gamma_max; g++)
         if (!(rq->cost[g] > 0.0 && isfinite(rq->cost[g])))
             return sd_status_fail(err, SD_EINVAL, "cost: the cost of gamma %zu is %g; need a finite value > 0", g + 1,
                                   rq->cost[g]);
-    const char *const *cols = report == SD_FIT_REPORT_PREDICTIONS ? PREDICTION_COLS
-                              : report == SD_FIT_REPORT_POSITIONS ? POSITION_COLS : SUMMARY_COLS;
-    size_t ncols = report == SD_FIT_REPORT_SUMMARY ? sizeof SUMMARY_COLS / sizeof *SUMMARY_COLS : 9;
+    const char *const *cols = POSITION_COLS;
+    size_t ncols = NCOLS(POSITION_COLS);
+    if (report == SD_FIT_REPORT_PREDICTIONS) {
+        cols = rq->cost ? PREDICTION_COLS : PREDICTION_COLS_NO_COST;
+        ncols = rq->cost ? NCOLS(PREDICTION_COLS) : NCOLS(PREDICTION_COLS_NO_COST);
+    } else if (report == SD_FIT_REPORT_SUMMARY) {
+        cols = SUMMARY_COLS;
+        ncols = rq->cost ? NCOLS(SUMMARY_COLS) : NCOLS(SUMMARY_COLS) - 3; /* no recommendation without a cost */
+    }
     prediction *p = calloc(rq->gamma_max, sizeof *p);
     sd_table *t = sd_table_alloc(ncols, cols);
     sd_status st = p == NULL || t == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory") : SD_OK;
     if (st == SD_OK && report != SD_FIT_REPORT_POSITIONS)
         st = predict(c, f, rq, p, err);
     if (st == SD_OK)
-        st = report == SD_FIT_REPORT_PREDICTIONS ? predictions_table(f, p, rq->gamma_max, t, err)
+        st = report == SD_FIT_REPORT_PREDICTIONS ? predictions_table(c, f, rq, p, t, err)
              : report == SD_FIT_REPORT_POSITIONS ? positions_table(f, t, err)
-                                                 : summary_table(c, f, p, rq->gamma_max, t, err);
+                                                 : summary_table(c, f, rq, p, t, err);
     free(p);
     if (st != SD_OK) {
         sd_table_free(t);

@@ -348,16 +348,37 @@ static sd_status ll_group(const sd_counters_ctx *cx, size_t ln, const sd_derive_
 {
     sd_derive_out o;
     int rc = sd_derive_solve(in, &o);
+    sd_derive_in free_len = *in; /* the drafts without the draft length: do the counts outgrow gamma? */
+    free_len.kmax = 0;
+    if (rc == SD_DERIVE_INCONSISTENT && in->kmax > 0 && sd_derive_solve(&free_len, &o) == SD_DERIVE_OK &&
+        (double)in->D > (double)o.n * (double)in->kmax)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: %llu generated tokens in %llu drafts is %.4g per draft, more than gamma = %zu "
+                              "allows: the draft length or the counts are wrong",
+                              cx->path, ln, (unsigned long long)in->D, (unsigned long long)o.n,
+                              (double)in->D / (double)o.n, in->kmax);
     if (rc != SD_DERIVE_OK)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: no whole number of drafts reproduces the %llu accepted and %llu generated "
                               "tokens, the mean length and the rates as printed",
                               cx->path, ln, (unsigned long long)in->A, (unsigned long long)in->D);
-    size_t g = kfixed ? kfixed : (size_t)((in->D + o.n - 1) / o.n);
-    g = in->k > g ? in->k : g;
-    if (g > MAXG)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu generated tokens in %llu drafts: gamma beyond %d",
-                              cx->path, ln, (unsigned long long)in->D, (unsigned long long)o.n, MAXG);
+    size_t g = kfixed;
+    if (g == 0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: the line does not state the draft length (%s): give it with --gamma "
+                              "(llama-server's --draft-max)",
+                              cx->path, ln,
+                              in->n_fixed ? "a 'statistics' line's rates reach only the longest accepted prefix"
+                                          : "no per-position rates");
+    if (in->k > g)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %zu per-position rates, but gamma is %zu", cx->path, ln,
+                              in->k, g);
+    if ((double)in->D > (double)o.n * (double)g)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: %llu generated tokens in %llu drafts is %.4g per draft, more than gamma = %zu "
+                              "allows: the draft length or the counts are wrong",
+                              cx->path, ln, (unsigned long long)in->D, (unsigned long long)o.n,
+                              (double)in->D / (double)o.n, g);
     if (!sd_derive_fill_reached(o.n, in->D, o.c, in->k, g, reached))
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: %llu generated tokens cannot make %llu drafts of at most %zu tokens with the "

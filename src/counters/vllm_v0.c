@@ -151,8 +151,12 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     sd_counts_note(c, "Drafts = draft tokens / %zu speculative tokens.", s.gamma);
     sd_counts_note(c, "V0 counts every draft position that passed its own test, also after a rejection (kind any), "
                         "and prints no per-position counts.");
+    c->has_emitted = s.all_E;
+    c->emitted_tokens = s.all_E ? s.E : 0.0;
     if (s.all_E)
-        sd_counts_note(c, "Its %.0f emitted tokens are not used.", s.E);
+        sd_counts_note(c, "Its %.0f emitted tokens give the measured E(N) = emitted tokens / drafts.", s.E);
+    else
+        sd_counts_note(c, "A line without the number of emitted tokens: no measured E(N).");
     return SD_OK;
 }
 

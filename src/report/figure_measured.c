@@ -44,7 +44,7 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
         return st;
     out->nblocks = 2;
     out->fit_gamma = (double)c.gamma;
-    out->fit_pvalue = f.lr_pvalue;
+    out->fit_pvalue = f.test_pvalue;
     out->fit_model = sd_fit_model_name(f.chosen);
     return SD_OK;
 }

@@ -71,6 +71,18 @@ static void expect_fail_at(const char *text, const sd_counts_options *o, size_t 
     ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
 }
 
+/* The load of the file at path (with o) must fail with SD_EINVAL and a
+ * one-line message starting with the path that contains want. */
+static void expect_fail_path(const char *path, const sd_counts_options *o, const char *want)
+{
+    sd_counts c;
+    sd_error err = { "" };
+    ck_assert_int_eq(sd_counters_load(path, o, &c, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0, "message '%s' does not start with the path", err.msg);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' does not say '%s'", err.msg, want);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
+}
+
 /* ---- the tables ---------------------------------------------------------------------------- */
 
 START_TEST(format_names)
@@ -197,7 +209,7 @@ START_TEST(vllm_v1_derivation)
     /* the oldest line: no mean length, no rates -- drafts = Drafted / gamma, when given */
     const char *oldest = "x SpecDecoding metrics: Draft acceptance rate: 55.0%, Accepted: 110 tokens, Drafted: 200 "
                          "tokens\n";
-    expect_fail_at(oldest, NULL, 1, "give gamma");
+    expect_fail_at(oldest, NULL, 1, "give the number of speculative tokens with --gamma");
     sd_counts_options g4 = { .gamma = 4 };
     const char *path = write_temp(oldest);
     sd_counts c = load_ok(path, &g4);
@@ -261,8 +273,11 @@ START_TEST(llama_log)
         sum += c.reached[i];
     ck_assert_double_eq(sum, c.draft_tokens); /* every drafted token at some position */
 
-    /* only the cumulative statistics lines, with a restart: 17 + 5 drafts */
-    c = load_ok(fixture("counters-llama-stats.log"), NULL);
+    /* only the cumulative statistics lines, with a restart: 17 + 5 drafts; their rates reach
+     * only the longest accepted prefix, so the draft length must be given */
+    sd_counts_options g4 = { .gamma = 4 };
+    expect_fail_path(fixture("counters-llama-stats.log"), NULL, "give it with --gamma");
+    c = load_ok(fixture("counters-llama-stats.log"), &g4);
     const double spos[4] = { 17, 13, 7, 4 }, sreached[4] = { 22, 22, 19, 8 };
     expect_counts(&c, 4, 22, 71, 41, spos, sreached);
     ck_assert_ptr_nonnull(strstr(c.notes, "2 implementation runs"));
@@ -271,15 +286,21 @@ END_TEST
 
 START_TEST(llama_without_rates)
 {
-    /* default verbosity: no rates; 7 drafts, 20 tokens: gamma = 3, reached as equal as can be */
+    /* default verbosity: no rates, so no draft length: it must be given; 7 drafts, 20 tokens:
+     * with gamma 3, reached as equal as can be */
     const char *one = "slot print_timing: id  0 | task 40 | draft acceptance = 0.55000 (   11 accepted /    20 "
                       "generated), mean len =  2.57\n";
+    expect_fail_at(one, NULL, 1, "does not state the draft length (no per-position rates): give it with --gamma");
+    sd_counts_options g3 = { .gamma = 3 };
     const char *path = write_temp(one);
-    sd_counts c = load_ok(path, NULL);
+    sd_counts c = load_ok(path, &g3);
     unlink(path);
     const double reached[3] = { 7, 7, 6 };
     ck_assert_int_eq(c.has_positions, 0);
     expect_counts(&c, 3, 7, 20, 11, NULL, reached);
+    /* gamma 2 cannot hold 20 tokens in 7 drafts */
+    sd_counts_options g2 = { .gamma = 2 };
+    expect_fail_at(one, &g2, 1, "20 generated tokens in 7 drafts is 2.857 per draft, more than gamma = 2 allows");
     /* with the draft length given */
     sd_counts_options g4 = { .gamma = 4 };
     path = write_temp(one);
@@ -490,7 +511,7 @@ START_TEST(bad_tsv_and_options)
     expect_fail_at("gamma\tdrafts\taccepted_1\tmodel\n1\t10\t3\tx\n", NULL, 0, "column 'model' is unknown");
     sd_counts_options g3 = { .gamma = 3 };
     expect_fail_at("accepted\tcount\n0\t5\n4\t1\n", &g3, 3, "accepted 4 exceeds gamma 3");
-    expect_fail_at("accepted\tcount\n0\t5\n", NULL, 0, "needs gamma");
+    expect_fail_at("accepted\tcount\n0\t5\n", NULL, 0, "does not state the draft length: give it with --gamma");
     expect_fail_at("nothing to see\nhere\n", NULL, 0, "no speculative-decoding counts found");
     expect_fail_at("", NULL, 0, "no speculative-decoding counts found");
     sd_counts_options g65 = { .gamma = 65 };
