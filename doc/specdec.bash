@@ -30,14 +30,14 @@ _specdec_options()
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
     overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
-    metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --format --help" ;;
+    metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
     simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
     fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
-    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --eta-flops --eta-bw --overhead --calibration --breakdown --schedule --calibrate --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
+    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --eta-flops --eta-bw --overhead --calibration --breakdown --schedule --export --counts --counts-gamma --calibrate --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
     merge)    echo "--format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
     esac

@@ -36,6 +36,7 @@
  *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
  *   specdec/figure.h    the data behind each figure, as tables
  *   specdec/policies.h  the draft-length policies side by side
+ *   specdec/schedule.h  a draft-length schedule in vLLM's, SGLang's or TensorRT-LLM's syntax
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
@@ -101,6 +102,7 @@
 #include "specdec/fit.h"
 #include "specdec/figure.h"
 #include "specdec/policies.h"
+#include "specdec/schedule.h"
 #include "specdec/validate.h"
 
 #endif

@@ -38,6 +38,10 @@ ALLOW='
 --report        tests/layers.sh: the figures of the layout (design.md)
 --control       tests/layers.sh: the planted violations (design.md)
 --tool          valgrind --tool=callgrind, the instruction counts (performance.md)
+--speculative-config  vllm serve: where the exported schedule goes (roofline.md)
+--speculative-adaptive  SGLang launch_server: adaptive speculation on (roofline.md)
+--speculative-adaptive-config  SGLang: the file of the exported schedule (roofline.md)
+--speculative-num-steps  SGLang: the starting draft length, one of the schedule steps (roofline.md)
 '
 
 usage() {

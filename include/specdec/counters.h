@@ -100,6 +100,8 @@ typedef struct {
                          * acceptance length nor per-position rates (drafts = Drafted /
                          * gamma) and by llama.cpp logs without per-position rates; where
                          * the source states it, the two must agree.  0: not given */
+    const char *gamma_name; /* what the caller's users call gamma, for the messages that ask
+                             * for it (the program: "--gamma"); NULL: "gamma" */
 } sd_counts_options;
 
 /* Reads the counts in path into *out; opt may be NULL (all fields 0/NULL).

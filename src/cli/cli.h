@@ -89,6 +89,9 @@ struct cli_args {
     const char *data_dir;     /* the global --data DIR, or NULL */
     uint32_t shard, nshards;  /* set by scale.c: the engine runs only this shard (0, 0: all) ... */
     const sd_engine_io *io;   /* ... and records or replays through these hooks (NULL: neither) */
+    char **text;              /* a command whose result is another program's syntax (roofline --export,
+                               * metrics --export) sets *text to it (malloc'd, the caller frees) and
+                               * returns no table; main prints it as it is.  NULL: tables only */
 };
 
 /* The command's i-th option, counting its groups in order; NULL past the end. */

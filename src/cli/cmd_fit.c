@@ -53,7 +53,7 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
 static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
 {
     sd_counts_options opt = { .format = cli_value(a, "--input-format"), .select = cli_value(a, "--select"),
-                              .since = cli_value(a, "--since") };
+                              .since = cli_value(a, "--since"), .gamma_name = "--gamma" };
     double gamma = 0, gamma_max = 0, level, replicates, seed;
     int report;
     sd_counts c;

@@ -10,6 +10,7 @@
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
+static const sd_domain COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
 
 /* What one run holds and must release. */
 typedef struct {
@@ -130,17 +131,57 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
     return st;
 }
 
+/* --counts FILE: the engine's counters fitted (fit.h) into the conditional
+ * acceptance of positions 1..max(gammas), acc_k = S_k / S_{k-1} with S_k =
+ * E(k) - E(k - 1) under the model the fit chose (the measured positions up
+ * to the measured gamma). */
+static sd_status fitted_acceptance(const cli_args *a, const sd_list *gammas, sd_list *acc, sd_error *err)
+{
+    double g = 0, top = 0;
+    sd_counts c;
+    sd_fit f;
+    sd_status st;
+    if (cli_given(a, "--counts-gamma") && (st = cli_number(a, &COUNTS_GAMMA, &g, err)) != SD_OK)
+        return st;
+    const sd_counts_options opt = { .gamma = (size_t)g, .gamma_name = "--counts-gamma" };
+    if ((st = sd_counters_load(cli_value(a, "--counts"), &opt, &c, err)) != SD_OK ||
+        (st = sd_fit_counts(&c, SD_FIT_LEVEL, &f, err)) != SD_OK)
+        return st;
+    for (size_t i = 0; i < gammas->n; i++)
+        top = gammas->v[i] > top ? gammas->v[i] : top;
+    if ((acc->v = malloc((size_t)top * sizeof *acc->v)) == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    acc->n = (size_t)top;
+    double prev = 1.0, e_prev = 1.0;
+    for (size_t k = 1; k <= acc->n; k++) {
+        double e = sd_fit_expected_tokens(&f, f.chosen, k), surv = e - e_prev;
+        acc->v[k - 1] = prev > 0.0 ? fmin(1.0, fmax(0.0, surv / prev)) : 0.0;
+        prev = surv;
+        e_prev = e;
+    }
+    return SD_OK;
+}
+
 /* The acceptance (--alpha, --alpha-by-context or the --acceptance vector
  * with gamma = 1..G) and the draft lengths into rq. */
 static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas, sd_roofline_request *rq,
                                  sd_error *err)
 {
     sd_status st;
-    int given = cli_given(a, "--acceptance") + cli_given(a, "--alpha") + cli_given(a, "--alpha-by-context");
+    int given = cli_given(a, "--acceptance") + cli_given(a, "--alpha") + cli_given(a, "--alpha-by-context") +
+                cli_given(a, "--counts");
     if (given != 1)
-        return sd_status_fail(err, SD_EINVAL,
-                              "roofline: give --alpha A, --alpha-by-context FILE or --acceptance A1,...,AG (one of them)");
-    if (cli_given(a, "--acceptance")) {
+        return sd_status_fail(err, SD_EINVAL, "roofline: give --alpha A, --alpha-by-context FILE, --acceptance "
+                              "A1,...,AG or --counts FILE (one of them)");
+    if (cli_given(a, "--counts-gamma") && !cli_given(a, "--counts"))
+        return sd_status_fail(err, SD_EINVAL, "--counts-gamma: it gives the draft length of --counts FILE");
+    if (cli_given(a, "--counts")) {
+        if ((st = cli_list(a, &RGAMMA, gammas, err)) != SD_OK || (st = fitted_acceptance(a, gammas, &s->acc, err)) !=
+            SD_OK)
+            return st;
+        rq->acc = s->acc.v;
+        rq->nacc = s->acc.n;
+    } else if (cli_given(a, "--acceptance")) {
         if ((st = cli_list(a, &CLI_ACCEPTANCE, &s->acc, err)) != SD_OK)
             return st;
         if (cli_given(a, "--gamma"))
@@ -190,6 +231,38 @@ static sd_status schedule_rows(const sd_roofline_request *rq, const sd_list *bat
     }
     free(b);
     return st;
+}
+
+/* --schedule --export NAME: the schedule at the one context in an engine's
+ * syntax, into *a->text. */
+static sd_status export_schedule(const cli_args *a, const sd_roofline_request *rq, const sd_list *batch,
+                                 const sd_list *ctx, sd_error *err)
+{
+    int engine;
+    sd_status st = cli_choice(a, "--export", sd_schedule_engine_names(), &engine, err);
+    if (st != SD_OK)
+        return st;
+    if (ctx->n != 1)
+        return sd_status_fail(err, SD_EINVAL, "--export: a schedule is for one context; give one --context");
+    sd_schedule_bucket *b = malloc(batch->n * sizeof *b);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = b ? open_memstream(&text, &len) : NULL;
+    if (mem == NULL) {
+        free(b);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    }
+    size_t nb = sd_cost_schedule(rq, batch->v, batch->n, ctx->v[0], b);
+    st = sd_schedule_export((sd_schedule_engine)engine, b, nb, mem, err);
+    free(b);
+    if (fclose(mem) != 0 && st == SD_OK)
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+    if (st != SD_OK) {
+        free(text);
+        return st;
+    }
+    *a->text = text;
+    return SD_OK;
 }
 
 /* One row per batch at context ctx, then the break-even and memory notes. */
@@ -312,8 +385,17 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
                 st = breakdown_rows(&rq, l[0].v[i], l[1].v[j], t, err);
         goto done;
     }
-    if ((st = read_acceptance(a, &s, &l[2], &rq, err)) != SD_OK || (st = check_contexts(a, &rq, &l[1], err)) != SD_OK ||
-        (st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
+    if (cli_given(a, "--export") && !schedule) {
+        st = sd_status_fail(err, SD_EINVAL, "--export: it writes the --schedule; give both");
+        goto done;
+    }
+    if ((st = read_acceptance(a, &s, &l[2], &rq, err)) != SD_OK || (st = check_contexts(a, &rq, &l[1], err)) != SD_OK)
+        goto done;
+    if (cli_given(a, "--export")) {
+        st = export_schedule(a, &rq, &l[0], &l[1], err);
+        goto done;
+    }
+    if ((st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
         st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &l[0], l[1].v[j], t, err);
@@ -359,6 +441,13 @@ static const cli_option ROOFLINE_OPTIONS[] = {
       "--save-calibration, instead of the three above" },
     { .name = "--breakdown", .help = "print one pass's operators (FLOPs, bytes, time, bound) instead" },
     { .name = "--schedule", .help = "print the draft length per batch bucket instead" },
+    { .name = "--export", .metavar = "ENGINE", .help = "with --schedule: write it in an engine's syntax, ready to paste: "
+      "{names} (vLLM's speculative config JSON, SGLang's adaptive config JSON, TensorRT-LLM's "
+      "draft_len_schedule YAML)", .names = sd_schedule_engine_names },
+    { .name = "--counts", .metavar = "FILE", .help = "an engine's counters (as for fit) instead of --alpha: the "
+      "fitted acceptance per position" },
+    { .name = "--counts-gamma", .metavar = "G", .help = "the draft length of --counts FILE where it does not state it "
+      "(as fit --gamma), in {range}", .domain = &COUNTS_GAMMA },
     { .name = "--calibrate", .metavar = "FILE", .help = "fit eta_F, eta_BW and t0 to measured step times (TSV: model, "
       "hardware, batch, context, tokens, seconds[, tp])" },
     { .name = "--save-calibration", .metavar = "FILE", .help = "with --calibrate: write the fits where --calibration "

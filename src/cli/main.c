@@ -102,6 +102,12 @@ static sd_status run(const cli_args *a, int argc, char **argv, sd_format format,
     } else {
         st = cmd->run(a, &table, err);
     }
+    if (st == SD_OK && *a->text != NULL) { /* another program's syntax, as it is */
+        fputs(*a->text, stdout);
+        free(*a->text);
+        *a->text = NULL;
+        return SD_OK;
+    }
     if (st == SD_OK || st == SD_ECHECK) { /* a failed check still reports in full */
         sd_status wst = sd_format_write(table, format, stdout, err);
         st = wst != SD_OK ? wst : st;
@@ -137,8 +143,10 @@ int main(int argc, char **argv)
         cli_help_command(cmd);
         return finish_output(&err);
     }
+    char *text = NULL;
     args.data_dir = data_dir;
     args.commands = cli_commands();
+    args.text = &text;
     if (st == SD_OK && (st = run(&args, argc - 2, argv + 2, format, partial, &err)) == SD_ECHECK)
         return EXIT_FAILURE_OTHER;
     if (st != SD_OK)

@@ -29,6 +29,13 @@ typedef struct {
     sd_error *err;
 } sd_counters_ctx;
 
+/* How the caller's users give the draft length, for the messages that ask
+ * for it: opt->gamma_name, else "gamma". */
+static inline const char *sd_counters_gamma_name(const sd_counters_ctx *cx)
+{
+    return cx->opt->gamma_name != NULL ? cx->opt->gamma_name : "gamma";
+}
+
 /* Which lines a reader's recogniser is shown; how the answers are weighed
  * is sd_counters_load's policy (counters.c). */
 typedef enum {

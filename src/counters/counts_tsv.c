@@ -163,8 +163,8 @@ sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text 
     (void)t;
     if (cx->opt->gamma == 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s: a histogram of accepted tokens does not state the draft length: "
-                              "give it with --gamma",
-                              cx->path);
+                              "give it with %s",
+                              cx->path, sd_counters_gamma_name(cx));
     sd_status st = sd_tsv_load(cx->path, 1, ROWS_MAX, &tv, cx->err);
     if (st != SD_OK)
         return st;

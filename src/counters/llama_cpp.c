@@ -365,11 +365,12 @@ static sd_status ll_group(const sd_counters_ctx *cx, size_t ln, const sd_derive_
     size_t g = kfixed;
     if (g == 0)
         return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: the line does not state the draft length (%s): give it with --gamma "
+                              "%s:%zu: the line does not state the draft length (%s): give it with %s "
                               "(llama-server's --draft-max)",
                               cx->path, ln,
                               in->n_fixed ? "a 'statistics' line's rates reach only the longest accepted prefix"
-                                          : "no per-position rates");
+                                          : "no per-position rates",
+                              sd_counters_gamma_name(cx));
     if (in->k > g)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %zu per-position rates, but gamma is %zu", cx->path, ln,
                               in->k, g);

@@ -130,8 +130,8 @@ static sd_status v1_check(const sd_counters_ctx *cx, size_t ln, const v1_line *o
     if (o->D > 0 && o->k == 0 && !o->has_L && cx->opt->gamma == 0)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the line gives neither a mean acceptance length nor per-position rates: give "
-                              "the number of speculative tokens with --gamma to take drafts = Drafted / gamma",
-                              cx->path, ln);
+                              "the number of speculative tokens with %s to take drafts = Drafted / gamma",
+                              cx->path, ln, sd_counters_gamma_name(cx));
     return sd_derive_rates_fall(cx, ln, o->r, o->k);
 }
 
@@ -183,8 +183,8 @@ sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     if (c->gamma == 0)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s: the lines give no per-position rates: give the draft length (the number of "
-                              "speculative tokens) with --gamma",
-                              cx->path);
+                              "speculative tokens) with %s",
+                              cx->path, sd_counters_gamma_name(cx));
     c->drafts = s.drafts;
     c->draft_tokens = s.D;
     c->accepted_tokens = s.A;

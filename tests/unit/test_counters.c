@@ -209,7 +209,7 @@ START_TEST(vllm_v1_derivation)
     /* the oldest line: no mean length, no rates -- drafts = Drafted / gamma, when given */
     const char *oldest = "x SpecDecoding metrics: Draft acceptance rate: 55.0%, Accepted: 110 tokens, Drafted: 200 "
                          "tokens\n";
-    expect_fail_at(oldest, NULL, 1, "give the number of speculative tokens with --gamma");
+    expect_fail_at(oldest, NULL, 1, "give the number of speculative tokens with gamma");
     sd_counts_options g4 = { .gamma = 4 };
     const char *path = write_temp(oldest);
     sd_counts c = load_ok(path, &g4);
@@ -276,7 +276,7 @@ START_TEST(llama_log)
     /* only the cumulative statistics lines, with a restart: 17 + 5 drafts; their rates reach
      * only the longest accepted prefix, so the draft length must be given */
     sd_counts_options g4 = { .gamma = 4 };
-    expect_fail_path(fixture("counters-llama-stats.log"), NULL, "give it with --gamma");
+    expect_fail_path(fixture("counters-llama-stats.log"), NULL, "give it with gamma");
     c = load_ok(fixture("counters-llama-stats.log"), &g4);
     const double spos[4] = { 17, 13, 7, 4 }, sreached[4] = { 22, 22, 19, 8 };
     expect_counts(&c, 4, 22, 71, 41, spos, sreached);
@@ -290,7 +290,7 @@ START_TEST(llama_without_rates)
      * with gamma 3, reached as equal as can be */
     const char *one = "slot print_timing: id  0 | task 40 | draft acceptance = 0.55000 (   11 accepted /    20 "
                       "generated), mean len =  2.57\n";
-    expect_fail_at(one, NULL, 1, "does not state the draft length (no per-position rates): give it with --gamma");
+    expect_fail_at(one, NULL, 1, "does not state the draft length (no per-position rates): give it with gamma");
     sd_counts_options g3 = { .gamma = 3 };
     const char *path = write_temp(one);
     sd_counts c = load_ok(path, &g3);
@@ -511,7 +511,7 @@ START_TEST(bad_tsv_and_options)
     expect_fail_at("gamma\tdrafts\taccepted_1\tmodel\n1\t10\t3\tx\n", NULL, 0, "column 'model' is unknown");
     sd_counts_options g3 = { .gamma = 3 };
     expect_fail_at("accepted\tcount\n0\t5\n4\t1\n", &g3, 3, "accepted 4 exceeds gamma 3");
-    expect_fail_at("accepted\tcount\n0\t5\n", NULL, 0, "does not state the draft length: give it with --gamma");
+    expect_fail_at("accepted\tcount\n0\t5\n", NULL, 0, "does not state the draft length: give it with gamma");
     expect_fail_at("nothing to see\nhere\n", NULL, 0, "no speculative-decoding counts found");
     expect_fail_at("", NULL, 0, "no speculative-decoding counts found");
     sd_counts_options g65 = { .gamma = 65 };

@@ -116,7 +116,7 @@ int main(void)
         /* model */ model_suite, ngram_suite, synth_suite,
         /* mc */ engine_suite, engine_stats_suite, gof_suite, partial_suite, path_suite, sample_suite, step_suite, verify_suite,
         /* counters */ counters_suite, fit_suite,
-        /* report */ figure_suite, policies_suite, validate_suite,
+        /* report */ figure_suite, policies_suite, schedule_suite, validate_suite,
     };
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof suites / sizeof suites[0]; i++)

@@ -51,6 +51,7 @@ Suite *counters_suite(void); /* counters */
 Suite *fit_suite(void);
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);
+Suite *schedule_suite(void);
 Suite *validate_suite(void);
 
 /* |x - y| <= tol * max(|x|, |y|): ck_assert_double_eq_tol is absolute only. */
