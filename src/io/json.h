@@ -64,7 +64,6 @@
 #define SD_JSON_VALUES_MAX ((size_t)1 << 24) /* the most values max_values may allow */
 #define SD_JSON_NUMBER_MAX 4096              /* the longest number literal, in bytes */
 #define SD_JSON_INPUT_MAX ((size_t)1 << 30)  /* the longest input, in bytes (1 GiB) */
-#define SD_JSON_COUNT_MAX 9007199254740992.0 /* 2^53: the largest count a double holds exactly */
 
 typedef enum { SD_JSON_NULL, SD_JSON_BOOL, SD_JSON_NUMBER, SD_JSON_STRING, SD_JSON_ARRAY, SD_JSON_OBJECT } sd_json_type;
 
