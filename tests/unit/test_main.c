@@ -109,7 +109,7 @@ int main(void)
      * theory, random, cost, model, mc, counters, report. */
     Suite *(*const suites[])(void) = {
         /* common */ status_suite, version_suite,
-        /* io */ data_suite, format_suite, parse_suite, table_suite, tsv_suite,
+        /* io */ data_suite, format_suite, json_suite, parse_suite, table_suite, tsv_suite,
         /* theory */ theory_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
         /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,

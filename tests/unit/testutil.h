@@ -23,6 +23,7 @@ Suite *status_suite(void); /* common */
 Suite *version_suite(void);
 Suite *data_suite(void); /* io */
 Suite *format_suite(void);
+Suite *json_suite(void); /* io/json.h: a private module with its own suite */
 Suite *parse_suite(void);
 Suite *table_suite(void);
 Suite *tsv_suite(void);
