@@ -42,6 +42,7 @@ ALLOW='
 --speculative-adaptive  SGLang launch_server: adaptive speculation on (roofline.md)
 --speculative-adaptive-config  SGLang: the file of the exported schedule (roofline.md)
 --speculative-num-steps  SGLang: the starting draft length, one of the schedule steps (roofline.md)
+--draft-max     llama-server: its longest draft, what fit --gamma gives for llama.cpp logs (fit.md)
 '
 
 usage() {
