@@ -145,9 +145,9 @@ _specdec()
         return 0 ;;
     --verify)
         if [[ $cmd == sample ]]; then
-            _specdec_reply "adjusted target deterministic-draft"
+            _specdec_reply "adjusted target deterministic-draft exact-match"
         else
-            _specdec_reply "adjusted target greedy block deterministic-draft"
+            _specdec_reply "adjusted target greedy block deterministic-draft exact-match"
         fi
         return 0 ;;
     --family)

@@ -19,7 +19,8 @@
  *   specdec/rng.h       reproducible random streams keyed by (seed, stream)
  *   specdec/model.h     models: contexts, prefixes, the bank; models from given distributions
  *   specdec/synth.h     synthetic target/draft models
- *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft)
+ *   specdec/verify.h    verification rules (adjusted, target, greedy, block, deterministic-draft,
+ *                       exact-match)
  *   specdec/step.h      Algorithm 1: one speculative decoding step
  *   specdec/engine_stats.h what a Monte Carlo run counts; its record and replay hooks, merge
  *   specdec/engine.h    the Monte Carlo engine: Algorithm 1 on a model, in chunks and threads

@@ -60,6 +60,20 @@ SD_API double sd_dist_tv(const double *p, const double *q, size_t n);
  * In [0, 1]; never fails. */
 SD_API double sd_dist_point_acceptance(const double *p, const double *q, size_t n);
 
+/* The exact-match acceptance sum_x p(x) q(x) of distributions p and q over
+ * n tokens (not checked): the probability that x ~ q and y ~ p, drawn
+ * independently, agree (verify.h, exact-match).  In [0, 1] (clipped: a sum
+ * of n roundings may pass 1 when p = q is a point mass); at most
+ * min(max p, max q) and, since p q <= min(p, q), at most beta (eq. 1),
+ * with equality iff p = q is a point mass or p and q have disjoint
+ * supports (both 0).  Never fails. */
+SD_API double sd_dist_match_acceptance(const double *p, const double *q, size_t n);
+
+/* A rule's acceptance as a function of the distributions p and q over n
+ * tokens: sd_dist_overlap, sd_dist_point_acceptance, sd_dist_match_acceptance
+ * (verify.h: sd_verify_dist_acceptance gives each rule's). */
+typedef double (*sd_dist_acceptance_fn)(const double *p, const double *q, size_t n);
+
 /* Recursive rejection over k drafts from q (SpecInfer): r_1 = p, draft i is
  * accepted with probability min(1, r_i(x)/q(x)), r_{i+1} = norm(max(r_i - q,
  * 0)).  The probability that one of k drafts is accepted,

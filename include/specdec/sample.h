@@ -25,7 +25,7 @@
 #define SD_SAMPLE_BLOCK 1048576u
 typedef struct {
     const sd_model *model;       /* context 0 is used; built by sd_model_pair */
-    const sd_verifier *verifier; /* token-wise and random: adjusted, target or deterministic-draft */
+    const sd_verifier *verifier; /* token-wise and random: adjusted, target, deterministic-draft, exact-match */
     size_t drafts;               /* k in [1, SD_DRAFTS_MAX] (engine.h) */
     uint64_t draws;              /* >= 1 */
     uint64_t seed;

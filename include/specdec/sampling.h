@@ -29,6 +29,7 @@
 
 #include <stddef.h>
 
+#include "specdec/dist.h"
 #include "specdec/npy.h"
 #include "specdec/status.h"
 
@@ -76,6 +77,15 @@ typedef struct {
  * sd_sampling_apply (naming "P_NAME row i" or "Q_NAME row i"); SD_ENOMEM.
  * On failure beta and dd may be partly written. */
 SD_API sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err);
+
+/* The same rows scored by k acceptances (dist.h; verify.h's
+ * sd_verify_dist_acceptance gives a rule's): out[j * p->rows + i] is
+ * acc[j] of row i's transformed p and q, out the caller's k x p->rows
+ * doubles.  sd_sampling_rows is this with {sd_dist_overlap,
+ * sd_dist_point_acceptance}.  Fails as sd_sampling_rows; on failure out
+ * may be partly written. */
+SD_API sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
+                                         double *out, sd_error *err);
 
 /* The mean of x[0..n-1] with its standard error and 95% interval (Student
  * t with n - 1 degrees of freedom; the interval is the mean itself when

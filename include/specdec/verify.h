@@ -34,6 +34,22 @@
  *             norm(max(0, p - delta_x)) = norm(p with x zeroed).  Lossless:
  *             p(x) delta_x + (1 - p(x)) p(y) 1[y != x] / (1 - p(x)) = p.  Its
  *             acceptance is p(argmax q), not sum min(p, q).
+ *   exact-match
+ *             vLLM's "strict" mode and mlx-lm's default: the draft x ~ q,
+ *             the target's own token y ~ p drawn independently; x is
+ *             accepted iff y = x, else y is emitted.  Lossless (the token
+ *             emitted is always y).  Its acceptance is sum_x p(x) q(x)
+ *             (dist.h, sd_dist_match_acceptance), below beta = sum min(p, q)
+ *             (eq. 1: p q <= min(p, q)) except where p = q is a point mass
+ *             (both 1) or the supports are disjoint (both 0).  Run in the
+ *             equivalent form of deterministic-draft's functions with the
+ *             sampled x: accept with probability p(x), else draw from
+ *             norm(p with x zeroed).  Why: the table's accept and resample
+ *             are two calls and y cannot pass from one to the other, and the
+ *             test costs one lazy uniform instead of a draw from p.  Proof:
+ *             given x, P(y = x) = p(x) and the law of y given y != x is
+ *             norm(p with x zeroed), the two laws the form draws; so
+ *             (accepted, emitted) has the literal rule's joint law.
  *
  * Accepting uses a uniform u in (0, 1) and the strict test u q(x) < p(x):
  * a token with p(x) = 0 is never accepted, and one with q(x) = 0 is
@@ -47,6 +63,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "specdec/dist.h"
 #include "specdec/synth.h"
 
 /* A rule: opaque; look it up by name. */
@@ -58,7 +75,8 @@ typedef struct sd_verifier sd_verifier;
 SD_API const sd_verifier *sd_verify_find(const char *name);
 /* The i-th rule of the table, i = 0, 1, ...; NULL past the last. */
 SD_API const sd_verifier *sd_verify_at(size_t i);
-/* "adjusted, target, greedy, block, deterministic-draft": the table's names, for messages and
+/* "adjusted, target, greedy, block, deterministic-draft, exact-match": the
+ * table's names, for messages and
  * help, in a per-thread buffer that the next call in the same thread
  * overwrites. */
 SD_API const char *sd_verify_names(void);
@@ -71,9 +89,9 @@ SD_API int sd_verify_is_greedy(const sd_verifier *v);
 /* 1 when the rule verifies a whole block at once (block), 0 when it is
  * token-wise and so also serves one position. */
 SD_API int sd_verify_is_blockwise(const sd_verifier *v);
-/* 1 when the rule's output follows p exactly (adjusted, block; greedy
- * follows p's argmax; deterministic-draft follows p), 0 for the biased
- * control (target). */
+/* 1 when the rule's output follows p exactly (adjusted, block,
+ * deterministic-draft, exact-match; greedy follows p's argmax), 0 for the
+ * biased control (target). */
 SD_API int sd_verify_is_lossless(const sd_verifier *v);
 
 /* A drafted rank in c's rank space: a draw from q (one uniform of r), or
@@ -81,9 +99,17 @@ SD_API int sd_verify_is_lossless(const sd_verifier *v);
 SD_API uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r);
 
 /* The probability that v accepts a draft at c: beta (eq. 1); for greedy
- * 1 when q's argmax is p's, else 0; for deterministic-draft p(argmax q).
- * In [0, 1]. */
+ * 1 when q's argmax is p's, else 0; for deterministic-draft p(argmax q);
+ * for exact-match sum p q.  In [0, 1]. */
 SD_API double sd_verify_acceptance(const sd_verifier *v, const sd_context *c);
+
+/* v's acceptance at one position as a function of the two distributions
+ * (dist.h), for pairs that are not a model's contexts: sd_dist_overlap
+ * (eq. 1) for adjusted, target and block, sd_dist_point_acceptance for
+ * deterministic-draft, sd_dist_match_acceptance for exact-match; NULL for
+ * greedy, whose acceptance (do the argmaxes agree) turns on how ties are
+ * ranked.  On a context's p and q it equals sd_verify_acceptance. */
+SD_API sd_dist_acceptance_fn sd_verify_dist_acceptance(const sd_verifier *v);
 
 /* The distribution of the token v emits at one position c (accept, or
  * resample after a rejection) into the caller's out[0..n-1], n = the

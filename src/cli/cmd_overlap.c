@@ -1,5 +1,6 @@
-/* cmd_overlap.c -- beta and D_LK of two distribution files (eqs. 1, 5, 6),
- * and the acceptance of a matrix pair under sampling settings. */
+/* cmd_overlap.c -- beta and D_LK of two distribution files (eqs. 1, 5, 6)
+ * with the other rules' acceptances, and each rule's acceptance of a
+ * matrix pair under sampling settings. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -7,7 +8,29 @@
 #include <string.h>
 
 
-/* ---- matrix pairs (.npy): per-row beta under each rule, summarised --------------- */
+/* ---- the rules scored: one table for files, summaries and rows ---------------- */
+
+/* The rules overlap scores, in this order; each one's acceptance of two
+ * distributions is the library's (verify.h: sd_verify_dist_acceptance), so
+ * a rule is one row here.  column names it in --per-row and on files. */
+static const struct {
+    const char *rule;
+    const char *column;
+} RULES[] = {
+    { .rule = "adjusted", .column = "beta_adjusted" },
+    { .rule = "deterministic-draft", .column = "beta_deterministic_draft" },
+    { .rule = "exact-match", .column = "beta_exact_match" },
+};
+enum { NRULES = sizeof RULES / sizeof RULES[0] };
+
+/* The rules' acceptances into acc[NRULES]. */
+static void rule_acceptances(sd_dist_acceptance_fn *acc)
+{
+    for (size_t r = 0; r < NRULES; r++)
+        acc[r] = sd_verify_dist_acceptance(sd_verify_find(RULES[r].rule));
+}
+
+/* ---- matrix pairs (.npy): per-row acceptance under each rule, summarised --------------- */
 
 /* The settings' columns, then either the summary or the per-row columns. */
 static const char *const SETTING_COLS[] = { "temperature", "top_k", "top_p", "min_p", "draft_temperature",
@@ -15,8 +38,7 @@ static const char *const SETTING_COLS[] = { "temperature", "top_k", "top_p", "mi
 static const char *const SUMMARY_COLS[] = { "rule", "rows", "alpha_hat", "alpha_hat_se", "ci95_low", "ci95_high",
                                             "beta_min", "beta_q10", "beta_q25", "beta_median", "beta_q75",
                                             "beta_q90", "beta_max" };
-static const char *const ROW_COLS[] = { "row", "beta_adjusted", "beta_deterministic_draft" };
-enum { NSET = 8, NSUM = sizeof SUMMARY_COLS / sizeof SUMMARY_COLS[0], NROW = 3 };
+enum { NSET = 8, NSUM = sizeof SUMMARY_COLS / sizeof SUMMARY_COLS[0], NROW = 1 + NRULES };
 
 /* The settings of one combination as cells (the draft's only when given). */
 static size_t setting_cells(const sd_sampling *t, const sd_sampling *d, int with_draft, sd_cell *cells)
@@ -29,29 +51,28 @@ static size_t setting_cells(const sd_sampling *t, const sd_sampling *d, int with
     return n;
 }
 
-/* One summary row per rule, or one row per matrix row (per_row). */
+/* One summary row per rule, or one row per matrix row (per_row); acc holds
+ * rule r's acceptance of row i at acc[r * rows + i]. */
 static sd_status matrix_rows(sd_table *t, const sd_sampling *tg, const sd_sampling *dr, int with_draft, int per_row,
-                             const double *beta, const double *dd, size_t rows, sd_error *err)
+                             const double *acc, size_t rows, sd_error *err)
 {
-    sd_cell cells[NSET + NSUM];
+    sd_cell cells[NSET + (NSUM > NROW ? NSUM : NROW)];
     size_t k = setting_cells(tg, dr, with_draft, cells);
     sd_status st = SD_OK;
     if (per_row) {
         for (size_t i = 0; i < rows && st == SD_OK; i++) {
             cells[k] = sd_int((long long)i);
-            cells[k + 1] = sd_real(beta[i]);
-            cells[k + 2] = sd_real(dd[i]);
+            for (size_t r = 0; r < NRULES; r++)
+                cells[k + 1 + r] = sd_real(acc[r * rows + i]);
             st = sd_table_add(t, cells, err);
         }
         return st;
     }
-    const char *rule[2] = { "adjusted", "deterministic-draft" };
-    const double *x[2] = { beta, dd };
-    for (int r = 0; r < 2 && st == SD_OK; r++) {
+    for (size_t r = 0; r < NRULES && st == SD_OK; r++) {
         sd_summary s;
-        if ((st = sd_sampling_summarise(x[r], rows, &s, err)) != SD_OK)
+        if ((st = sd_sampling_summarise(acc + r * rows, rows, &s, err)) != SD_OK)
             break;
-        const sd_cell more[NSUM] = { sd_text(rule[r]), sd_int((long long)rows), sd_real(s.mean), sd_real(s.se),
+        const sd_cell more[NSUM] = { sd_text(RULES[r].rule), sd_int((long long)rows), sd_real(s.mean), sd_real(s.se),
                                      sd_real(s.ci_low), sd_real(s.ci_high), sd_real(s.q[0]), sd_real(s.q[1]),
                                      sd_real(s.q[2]), sd_real(s.q[3]), sd_real(s.q[4]), sd_real(s.q[5]),
                                      sd_real(s.q[6]) };
@@ -67,7 +88,7 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
     cli_sampling cs = { 0 };
     sd_input kind;
     sd_table *t = NULL;
-    double *beta = NULL, *dd = NULL;
+    double *acc = NULL;
     int per_row = cli_given(a, "--per-row");
     sd_status st;
     if (cli_given(a, "--drafts")) {
@@ -78,13 +99,19 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
         (st = cli_load_npy_pair(a, &p, &q, err)) != SD_OK)
         goto done;
     int with_draft = cs.draft_given[0] || cs.draft_given[1] || cs.draft_given[2] || cs.draft_given[3];
-    const char *names[NSET + NSUM];
+    const char *names[NSET + (NSUM > NROW ? NSUM : NROW)];
     size_t nset = with_draft ? NSET : 4, nmore = per_row ? NROW : NSUM;
     memcpy(names, SETTING_COLS, nset * sizeof *names);
-    memcpy(names + nset, per_row ? ROW_COLS : SUMMARY_COLS, nmore * sizeof *names);
-    beta = malloc(p.rows * sizeof *beta);
-    dd = malloc(p.rows * sizeof *dd);
-    if (beta == NULL || dd == NULL) {
+    if (per_row) {
+        names[nset] = "row";
+        for (size_t r = 0; r < NRULES; r++)
+            names[nset + 1 + r] = RULES[r].column;
+    } else
+        memcpy(names + nset, SUMMARY_COLS, NSUM * sizeof *names);
+    sd_dist_acceptance_fn fns[NRULES];
+    rule_acceptances(fns);
+    acc = malloc((p.rows > 0 ? NRULES * p.rows : 1) * sizeof *acc);
+    if (acc == NULL) {
         st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", p.rows);
         goto done;
     }
@@ -98,20 +125,26 @@ static sd_status run_matrix(const cli_args *a, sd_table **out, sd_error *err)
         snprintf(qn, sizeof qn, "--q-npy: %.280s", cli_value(a, "--q-npy"));
         const sd_sampling_pair pair = { .p = &p, .q = &q, .kind = kind, .target = tg, .draft = dr, .p_name = pn,
                                         .q_name = qn };
-        if ((st = sd_sampling_rows(&pair, beta, dd, err)) == SD_OK)
-            st = matrix_rows(t, &tg, &dr, with_draft, per_row, beta, dd, p.rows, err);
+        if ((st = sd_sampling_acceptances(&pair, NRULES, fns, acc, err)) == SD_OK)
+            st = matrix_rows(t, &tg, &dr, with_draft, per_row, acc, p.rows, err);
     }
 done:
-    free(beta), free(dd);
+    free(acc);
     sd_npy_free(&p), sd_npy_free(&q);
     cli_sampling_free(&cs);
     return cli_finish(st, NULL, 0, t, out);
 }
 
-/* Two distribution files: beta, D_LK and, with --drafts, recursive rejection. */
+/* Two distribution files: beta and D_LK (the adjusted rule's), the other
+ * rules' acceptances and, with --drafts, recursive rejection. */
 static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = { "beta", "tv", "drafts", "acceptance" };
+    enum { NCOLS = 2 + (NRULES - 1) + 2 };
+    const char *cols[NCOLS] = { "beta", "tv" };
+    for (size_t r = 1; r < NRULES; r++)
+        cols[1 + r] = RULES[r].column;
+    cols[NCOLS - 2] = "drafts";
+    cols[NCOLS - 1] = "acceptance";
     sd_dist p = { 0 }, q = { 0 };
     sd_table *t = NULL;
     double k = 1;
@@ -120,13 +153,20 @@ static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
     if ((st = cli_number(a, &CLI_DRAFTS, &k, err)) == SD_OK && (st = sd_dist_load(a->pos[0], &p, err)) == SD_OK &&
         (st = sd_dist_load(a->pos[1], &q, err)) == SD_OK &&
         (st = sd_dist_compatible(&p, &q, a->pos[0], a->pos[1], err)) == SD_OK &&
-        (st = cli_table(with_drafts ? 4 : 2, cols, &t, err)) == SD_OK) {
+        (st = cli_table(with_drafts ? NCOLS : NCOLS - 2, cols, &t, err)) == SD_OK) {
         double *work = malloc(p.n * sizeof *work);
         if (work == NULL)
             st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         else {
-            const sd_cell row[] = { sd_real(sd_dist_overlap(p.p, q.p, p.n)), sd_real(sd_dist_tv(p.p, q.p, p.n)),
-                                    sd_int((long long)k), sd_real(sd_dist_multi_acceptance(p.p, q.p, p.n, (size_t)k, work)) };
+            sd_dist_acceptance_fn fns[NRULES];
+            rule_acceptances(fns);
+            sd_cell row[NCOLS];
+            row[0] = sd_real(fns[0](p.p, q.p, p.n)); /* adjusted: beta, eq. (1) */
+            row[1] = sd_real(sd_dist_tv(p.p, q.p, p.n));
+            for (size_t r = 1; r < NRULES; r++)
+                row[1 + r] = sd_real(fns[r](p.p, q.p, p.n));
+            row[NCOLS - 2] = sd_int((long long)k);
+            row[NCOLS - 1] = sd_real(sd_dist_multi_acceptance(p.p, q.p, p.n, (size_t)k, work));
             st = sd_table_add(t, row, err);
         }
         free(work);
@@ -160,7 +200,7 @@ static const cli_option OVERLAP_OPTIONS[] = {
       "i" },
     { .name = "--input", .metavar = "KIND", .help = "what the .npy numbers are: logits or probs (required with "
       "--p-npy)" },
-    { .name = "--per-row", .help = "print each row's beta under each rule instead of the summary" },
+    { .name = "--per-row", .help = "print each row's acceptance under each rule instead of the summary" },
     { .name = NULL },
 };
 

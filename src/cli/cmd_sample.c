@@ -63,7 +63,7 @@ static const cli_option SAMPLE_OPTIONS[] = {
       .domain = &DRAWS, .dflt = "1000000" },
     { .name = "--drafts", .metavar = "K", .help = "drafts per position, recursive rejection (adjusted only), in "
       "{range} (default {default})", .domain = &CLI_DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
-    { .name = "--verify", .metavar = "NAME", .help = "adjusted, target or deterministic-draft (default {default})",
+    { .name = "--verify", .metavar = "NAME", .help = "adjusted, target, deterministic-draft or exact-match (default {default})",
       .dflt = "adjusted" },
     { .name = "--seed", .metavar = "S", .help = "random seed (default {default})", .domain = &CLI_SEED,
       .lib = CLI_LIB(seed, CLI_LIB_U64) },
@@ -72,7 +72,7 @@ static const cli_option SAMPLE_OPTIONS[] = {
 
 const cli_command cmd_sample = {
     .name = "sample",
-    .synopsis = "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target|deterministic-draft] [--seed S]",
+    .synopsis = "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target|deterministic-draft|exact-match] [--seed S]",
     .summary = "one position of speculative sampling: observed against expected output frequencies",
     .groups = { SAMPLE_OPTIONS, CLI_SCALE_OPTIONS },
     .min_pos = 2,

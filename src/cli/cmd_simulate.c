@@ -32,10 +32,14 @@ static const char *const SIM_COLS[] = {
 enum { SIM_NCOLS = sizeof SIM_COLS / sizeof SIM_COLS[0] };
 
 /* The acceptance the run was asked for: the model's measured mean for files,
- * noisy and greedy drafts, else the calibrated alpha (markov: its mean). */
+ * noisy drafts and rules whose acceptance is not beta (greedy,
+ * deterministic-draft, exact-match: calibration sets beta), else the
+ * calibrated alpha (markov: its mean).  The rules' functions are compared
+ * as the library's table holds them. */
 static double nominal_alpha(const cli_model *ms, const sd_verifier *v, const sd_model *m)
 {
-    if (ms->from_files || ms->ngram || ms->npy || !ms->synth.calibrated || sd_verify_is_greedy(v))
+    int beta_rule = sd_verify_dist_acceptance(v) == sd_verify_dist_acceptance(sd_verify_find("adjusted"));
+    if (ms->from_files || ms->ngram || ms->npy || !ms->synth.calibrated || !beta_rule)
         return sd_verify_mean_acceptance(v, m);
     if (ms->synth.regime == SD_REGIME_MARKOV) {
         const sd_markov mk = { ms->synth.alpha_easy, ms->synth.alpha_hard, ms->synth.stay };

@@ -156,7 +156,7 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
         s->verified++;
         s->reached[n]++;
         if (!cfg->verifier->accept(c, x, r)) {
-            emit(rec, seq, c, cfg->verifier->resample(c, r));
+            emit(rec, seq, c, cfg->verifier->resample(c, x, r));
             break;
         }
         s->accepted++;

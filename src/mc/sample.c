@@ -21,8 +21,8 @@ sd_status sd_sample_run(const sd_sample_config *cfg, uint64_t *counts, double *e
 {
     const sd_verifier *v = cfg->verifier;
     if (v == NULL || v == sd_verify_find("greedy") || v->block != NULL)
-        return sd_status_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target or "
-                              "deterministic-draft)");
+        return sd_status_fail(err, SD_EINVAL, "verifier: one position takes a token-wise random rule (adjusted, target, "
+                              "deterministic-draft or exact-match)");
     if (cfg->drafts < 1 || cfg->drafts > SD_DRAFTS_MAX)
         return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, %u]", cfg->drafts, SD_DRAFTS_MAX);
     if (cfg->drafts > 1 && v != sd_verify_find("adjusted"))
@@ -62,7 +62,7 @@ sd_status sd_sample_run(const sd_sample_config *cfg, uint64_t *counts, double *e
                     continue;
                 }
                 uint32_t x = sd_verify_draft_inline(v, c, r);
-                by_rank[v->accept(c, x, r) ? x : v->resample(c, r)]++;
+                by_rank[v->accept(c, x, r) ? x : v->resample(c, x, r)]++;
             }
         }
         rec.iterations = rec.tokens;

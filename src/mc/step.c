@@ -55,7 +55,7 @@ static size_t step_tokenwise(const sd_model *m, const sd_verifier *v, sd_step *w
         uint32_t x = w->draft[i] = sd_verify_draft_inline(v, c, r);
         if (!v->accept(c, x, r)) {
             w->n = i;
-            w->last = v->resample(c, r);
+            w->last = v->resample(c, x, r);
             w->states[i] = s;
             return i + 1;
         }

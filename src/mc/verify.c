@@ -19,8 +19,9 @@ static int accept_argmax(const sd_context *c, uint32_t x, gsl_rng *r)
     return x == 0; /* rank 0 is p's argmax */
 }
 
-static uint32_t from_residual(const sd_context *c, gsl_rng *r)
+static uint32_t from_residual(const sd_context *c, uint32_t x, gsl_rng *r)
 {
+    (void)x;
     return (uint32_t)sd_cdf_draw(&c->residual_cdf, r);
 }
 
@@ -29,10 +30,22 @@ static uint32_t from_p(const sd_context *c, gsl_rng *r)
     return (uint32_t)sd_cdf_draw(&c->p_cdf, r);
 }
 
+static uint32_t from_p_after(const sd_context *c, uint32_t x, gsl_rng *r)
+{
+    (void)x;
+    return from_p(c, r);
+}
+
 static uint32_t argmax_p(const sd_context *c, gsl_rng *r)
 {
     (void)c, (void)r;
     return 0;
+}
+
+static uint32_t argmax_p_after(const sd_context *c, uint32_t x, gsl_rng *r)
+{
+    (void)x;
+    return argmax_p(c, r);
 }
 
 /* Block verification (see verify.h), indices as in the paper: position i
@@ -78,27 +91,31 @@ static size_t block_rule(const sd_block *b, gsl_rng *r, uint32_t *last)
 /* deterministic-draft (vLLM's rule for drafters without probabilities, see
  * verify.h): q is treated as the point mass on the drafted token x =
  * argmax q, so min(1, p(x)/1) = p(x) accepts and the residual
- * norm(max(0, p - delta_x)) is p with x zeroed. */
+ * norm(max(0, p - delta_x)) is p with x zeroed.  exact-match (verify.h)
+ * runs the same two functions on a sampled x: P(y = x) = p(x) for y ~ p,
+ * and y given y != x follows norm(p with x zeroed). */
 static int accept_point_mass(const sd_context *c, uint32_t x, gsl_rng *r)
 {
     return sd_rng_u53_scaled_below(r, 1.0, c->p[x]); /* u in (0, 1), strict: p(x) = 0 never, p(x) = 1 always */
 }
 
-/* A draw from norm(p with argmax_q zeroed), by drawing from p until the
- * draw differs from argmax_q: exact, and a rejection (probability
- * 1 - p(x)) costs 1 / (1 - p(x)) draws on average, so one per iteration. */
-static uint32_t from_p_without_draft(const sd_context *c, gsl_rng *r)
+/* A draw from norm(p with x zeroed), by drawing from p until the draw
+ * differs from x: exact, and a rejection (probability 1 - p(x)) costs
+ * 1 / (1 - p(x)) draws on average, so one per iteration.  Called only
+ * after a rejection, so p(x) < 1 and the loop ends. */
+static uint32_t from_p_without_draft(const sd_context *c, uint32_t x, gsl_rng *r)
 {
     uint32_t y;
     do
         y = (uint32_t)sd_cdf_draw(&c->p_cdf, r);
-    while (y == c->argmax_q);
+    while (y == x);
     return y;
 }
 
 static double beta_of(const sd_context *c) { return c->beta; }
 static double p_of_draft(const sd_context *c) { return c->p[c->argmax_q]; }
 static double argmax_agrees(const sd_context *c) { return c->argmax_q == 0 ? 1.0 : 0.0; }
+static double match_of(const sd_context *c) { return sd_dist_match_acceptance(c->p, c->q, c->p_cdf.n); }
 
 static void output_p(const sd_context *c, size_t n, double *out)
 {
@@ -120,20 +137,25 @@ static void output_argmax(const sd_context *c, size_t n, double *out)
 
 const sd_verifier sd_verify_rules[] = {
     { .name = "adjusted", .summary = "accept min(1, p/q), resample norm(max(0, p - q)): lossless",
-      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of, .output = output_p,
-      .lossless = output_p },
+      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of,
+      .dist_acceptance = sd_dist_overlap, .output = output_p, .lossless = output_p },
     { .name = "target", .summary = "the seed's Case 1: resample from p; biased", .accept = accept_ratio,
-      .resample = from_p, .bonus = from_p, .acceptance = beta_of, .output = output_case1, .lossless = output_p },
+      .resample = from_p_after, .bonus = from_p, .acceptance = beta_of, .dist_acceptance = sd_dist_overlap,
+      .output = output_case1, .lossless = output_p },
     { .name = "greedy", .summary = "temperature 0: argmax drafts kept while they match p's argmax", .greedy = 1,
-      .accept = accept_argmax, .resample = argmax_p, .bonus = argmax_p, .acceptance = argmax_agrees,
+      .accept = accept_argmax, .resample = argmax_p_after, .bonus = argmax_p, .acceptance = argmax_agrees,
       .output = output_argmax, .lossless = output_argmax },
     { .name = "block", .summary = "block verification (Sun et al. 2025): lossless, never fewer tokens than token-wise",
-      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of, .block = block_rule,
-      .output = output_p, .lossless = output_p },
+      .accept = accept_ratio, .resample = from_residual, .bonus = from_p, .acceptance = beta_of,
+      .dist_acceptance = sd_dist_overlap, .block = block_rule, .output = output_p, .lossless = output_p },
     { .name = "deterministic-draft", .summary = "vLLM's rule for drafters without probabilities: argmax q drafted, "
       "accepted with probability p(x), else resampled from p with x removed: lossless", .greedy = 1,
       .accept = accept_point_mass, .resample = from_p_without_draft, .bonus = from_p, .acceptance = p_of_draft,
-      .output = output_p, .lossless = output_p },
+      .dist_acceptance = sd_dist_point_acceptance, .output = output_p, .lossless = output_p },
+    { .name = "exact-match", .summary = "vLLM's strict mode, mlx-lm's default: x ~ q kept iff it equals y ~ p, else "
+      "y emitted; acceptance sum p q: lossless",
+      .accept = accept_point_mass, .resample = from_p_without_draft, .bonus = from_p, .acceptance = match_of,
+      .dist_acceptance = sd_dist_match_acceptance, .output = output_p, .lossless = output_p },
     { .name = NULL },
 };
 
@@ -169,6 +191,7 @@ int sd_verify_is_greedy(const sd_verifier *v) { return v->greedy; }
 int sd_verify_is_blockwise(const sd_verifier *v) { return v->block != NULL; }
 int sd_verify_is_lossless(const sd_verifier *v) { return v->output == v->lossless; }
 double sd_verify_acceptance(const sd_verifier *v, const sd_context *c) { return v->acceptance(c); }
+sd_dist_acceptance_fn sd_verify_dist_acceptance(const sd_verifier *v) { return v->dist_acceptance; }
 void sd_verify_output(const sd_verifier *v, const sd_context *c, size_t n, double *out) { v->output(c, n, out); }
 
 uint32_t sd_verify_draft(const sd_verifier *v, const sd_context *c, gsl_rng *r)
@@ -182,7 +205,7 @@ size_t sd_verify_block(const sd_verifier *v, const sd_block *b, gsl_rng *r, uint
         return v->block(b, r, last);
     for (size_t i = 0; i < b->gamma; i++)
         if (!v->accept(b->ctx[i], b->draft[i], r)) {
-            *last = v->resample(b->ctx[i], r);
+            *last = v->resample(b->ctx[i], b->draft[i], r);
             return i;
         }
     *last = v->bonus(b->ctx[b->gamma], r);

@@ -28,13 +28,15 @@ struct sd_verifier {
     int greedy; /* drafts are q's argmax rather than draws from q */
     /* One position: 1 to accept draft x of c. */
     int (*accept)(const sd_context *c, uint32_t x, gsl_rng *r);
-    /* The token added after a rejection at c. */
-    uint32_t (*resample)(const sd_context *c, gsl_rng *r);
+    /* The token added after draft x was rejected at c. */
+    uint32_t (*resample)(const sd_context *c, uint32_t x, gsl_rng *r);
     /* The token added when every draft passed (from p_{gamma+1}). */
     uint32_t (*bonus)(const sd_context *c, gsl_rng *r);
     /* The probability that the rule accepts a draft at c: beta (eq. 1), or for
      * greedy rules 1 when q's argmax is p's, else 0. */
     double (*acceptance)(const sd_context *c);
+    /* The same acceptance of two distributions (verify.h); NULL for greedy. */
+    sd_dist_acceptance_fn dist_acceptance;
     /* The whole block at once, for rules that are not token-wise; NULL for
      * token-wise rules (accept/resample/bonus in order). */
     size_t (*block)(const sd_block *b, gsl_rng *r, uint32_t *last);

@@ -135,6 +135,14 @@ double sd_dist_point_acceptance(const double *p, const double *q, size_t n)
     return p[x];
 }
 
+double sd_dist_match_acceptance(const double *p, const double *q, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += p[i] * q[i];
+    return s < 1.0 ? s : 1.0; /* p = q = a point mass may round past 1 */
+}
+
 double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work)
 {
     double reject_all = 1.0;

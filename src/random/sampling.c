@@ -134,7 +134,8 @@ sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *i
     return SD_OK;
 }
 
-sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err)
+sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
+                                  double *out, sd_error *err)
 {
     const sd_npy *p = pair->p, *q = pair->q;
     if (p->rows != q->rows || p->cols != q->cols)
@@ -148,13 +149,28 @@ sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *d
         snprintf(pn, sizeof pn, "%.280s row %zu", pair->p_name, i);
         snprintf(qn, sizeof qn, "%.280s row %zu", pair->q_name, i);
         if ((st = sd_sampling_apply(&pair->target, pair->kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
-            (st = sd_sampling_apply(&pair->draft, pair->kind, q->v + i * n, n, qr, qn, err)) == SD_OK) {
-            beta[i] = sd_dist_overlap(pr, qr, n);
-            dd[i] = sd_dist_point_acceptance(pr, qr, n);
-        }
+            (st = sd_sampling_apply(&pair->draft, pair->kind, q->v + i * n, n, qr, qn, err)) == SD_OK)
+            for (size_t j = 0; j < k; j++)
+                out[j * p->rows + i] = acc[j](pr, qr, n);
     }
     free(pr);
     free(qr);
+    return st;
+}
+
+sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err)
+{
+    static const sd_dist_acceptance_fn ACC[2] = { sd_dist_overlap, sd_dist_point_acceptance };
+    size_t rows = pair->p->rows;
+    double *both = malloc((rows > 0 ? 2 * rows : 1) * sizeof *both);
+    if (both == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", rows);
+    sd_status st = sd_sampling_acceptances(pair, 2, ACC, both, err);
+    if (st == SD_OK) {
+        memcpy(beta, both, rows * sizeof *beta);
+        memcpy(dd, both + rows, rows * sizeof *dd);
+    }
+    free(both);
     return st;
 }
 

@@ -71,6 +71,9 @@ static const check CHECKS[] = {
     { .info = { .first = 21, .last = 21, .name = "deterministic-draft",
                 .summary = "deterministic-draft: output = p, acceptance = p(argmax q)" },
       .run = sd_validate_check_deterministic_draft },
+    { .info = { .first = 22, .last = 22, .name = "exact-match",
+                .summary = "exact-match: output = p, acceptance = sum p q, E(N) at it" },
+      .run = sd_validate_check_exact_match },
     { .info = { .name = NULL }, .run = NULL },
 };
 

@@ -99,7 +99,7 @@ sd_status sd_validate_model_run(const sd_synth_config *sc, sd_engine_config ec, 
 /* Each adds the rows of its numbers in the table of validate.c to v->t
  * (the comment above each says what it holds against what) and returns
  * SD_OK unless something other than a row failed: SD_ENOMEM, or what the
- * model, the engine or a closed form returns.  Checks 1-15 and 21, whose
+ * model, the engine or a closed form returns.  Checks 1-15, 21 and 22, whose
  * rows are statistical (validate_sampled.c): */
 sd_status sd_validate_check_output(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_case1(sd_validate_ctx *v, sd_error *err);
@@ -114,6 +114,7 @@ sd_status sd_validate_check_drafts(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_adaptive(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_metrics(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_deterministic_draft(sd_validate_ctx *v, sd_error *err);
+sd_status sd_validate_check_exact_match(sd_validate_ctx *v, sd_error *err);
 /* Checks 16-20, built on exact results -- an enumeration, calibrated
  * banks, a brute-force scan, the counts a rule forbids (validate_exact.c): */
 sd_status sd_validate_check_block_residual(sd_validate_ctx *v, sd_error *err);

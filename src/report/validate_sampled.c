@@ -476,39 +476,84 @@ sd_status sd_validate_check_metrics(sd_validate_ctx *v, sd_error *err)
     return st;
 }
 
-/* ---- 21: deterministic-draft (vLLM's rule for drafters without probabilities) ----------- */
+/* ---- 21, 22: rules whose rejection draws from p with the draft removed ------------------ */
 
+/* The rows numbered num of rule (deterministic-draft, exact-match), which
+ * accepts draft x with probability p(x) and otherwise draws from p with x
+ * removed: output = p at positions 1-4, with resampling from p itself (x
+ * not removed) as the control -- it emits extra mass where the drafts go;
+ * then on the four-token example, run at draft length gamma into *s and
+ * *m (the caller frees both when SD_OK), the acceptance = the rule's own,
+ * named what, with sum min(p, q) = 0.55 (eq. 1) as the control.  Every
+ * verified draft is one Bernoulli trial, so the rate's SE is binomial. */
+static sd_status x_removed_rows(sd_validate_ctx *v, int num, const char *rule, const char *what, size_t gamma,
+                                sd_model **m, sd_engine_stats *s, sd_error *err)
+{
+    const sd_verifier *vr = sd_verify_find(rule);
+    sd_verifier kept = *vr;
+    kept.resample = sd_verify_find("target")->resample;
+    sd_engine_config ec = sd_validate_engine(v, NULL, rule, 1e6);
+    ec.gamma = 3;
+    char name[160];
+    snprintf(name, sizeof name, "%d. %s: output = p at positions 1-4 (chi-square)", num, rule);
+    sd_status st = output_rows(v, ec, name, 0, SD_VALIDATE_CHECK, err);
+    ec.verifier = &kept;
+    snprintf(name, sizeof name, "%d. control: %s resampling from p with x kept caught as biased", num, rule);
+    if (st == SD_OK)
+        st = output_rows(v, ec, name, 0, SD_VALIDATE_CONTROL, err);
+    *m = NULL;
+    if (st != SD_OK || (st = sd_model_pair(FOUR_P, FOUR_Q, FOUR, m, err)) != SD_OK)
+        return st;
+    double a = sd_verify_acceptance(vr, sd_model_context(*m, 0)), beta = sd_dist_overlap(FOUR_P, FOUR_Q, FOUR);
+    if ((st = sd_validate_fixed_run(v, *m, rule, gamma, 1e6, s, err)) == SD_OK) {
+        double n = (double)s->verified, rate = (double)s->accepted / n, se = sqrt(a * (1 - a) / n);
+        snprintf(name, sizeof name, "%d. %s: acceptance = %s (four-token example)", num, rule, what);
+        st = sd_validate_z_row(v, name, a, rate, se, n, SD_VALIDATE_CHECK, err);
+        snprintf(name, sizeof name, "%d. control: acceptance = sum min(p, q) (eq. 1)", num);
+        if (st == SD_OK)
+            st = sd_validate_z_row(v, name, beta, rate, se, n, SD_VALIDATE_CONTROL, err);
+        if (st != SD_OK)
+            sd_engine_stats_free(s);
+    }
+    if (st != SD_OK) {
+        sd_model_free(*m);
+        *m = NULL;
+    }
+    return st;
+}
+
+/* 21: deterministic-draft (vLLM's rule for drafters without probabilities): q's argmax B
+ * is accepted with p(B) = 0.1 on the four-token example. */
 sd_status sd_validate_check_deterministic_draft(sd_validate_ctx *v, sd_error *err)
 {
-    /* output = p at positions 1-4; the control resamples from p itself after a rejection
-     * (x not removed), which emits p(x) delta_x + (1 - p(x)) p: biased towards x */
-    const sd_verifier *dd = sd_verify_find("deterministic-draft");
-    sd_verifier kept = *dd;
-    kept.resample = sd_verify_find("target")->resample;
-    sd_engine_config ec = sd_validate_engine(v, NULL, "deterministic-draft", 1e6);
-    ec.gamma = 3;
-    sd_status st = output_rows(v, ec, "21. deterministic-draft: output = p at positions 1-4 (chi-square)", 0,
-                               SD_VALIDATE_CHECK, err);
-    ec.verifier = &kept;
-    if (st == SD_OK)
-        st = output_rows(v, ec, "21. control: deterministic-draft resampling from p with x kept caught as biased", 0,
-                         SD_VALIDATE_CONTROL, err);
-    /* acceptance = p(argmax q) on the four-token example: q's argmax is B, p(B) = 0.1,
-     * while sum min(p, q) = 0.55 (the control) */
-    sd_model *m = NULL;
+    sd_model *m;
     sd_engine_stats s;
-    if (st != SD_OK || (st = sd_model_pair(FOUR_P, FOUR_Q, FOUR, &m, err)) != SD_OK)
-        return st;
-    double a = sd_verify_acceptance(dd, sd_model_context(m, 0)), beta = sd_dist_overlap(FOUR_P, FOUR_Q, FOUR);
-    if ((st = sd_validate_fixed_run(v, m, "deterministic-draft", 1, 1e6, &s, err)) == SD_OK) {
-        double n = (double)s.verified, rate = (double)s.accepted / n, se = sqrt(a * (1 - a) / n);
-        st = sd_validate_z_row(v, "21. deterministic-draft: acceptance = p(argmax q) (four-token example)", a, rate,
-                               se, n, SD_VALIDATE_CHECK, err);
-        if (st == SD_OK)
-            st = sd_validate_z_row(v, "21. control: acceptance = sum min(p, q) (eq. 1)", beta, rate, se, n,
-                                   SD_VALIDATE_CONTROL, err);
+    sd_status st = x_removed_rows(v, 21, "deterministic-draft", "p(argmax q)", 1, &m, &s, err);
+    if (st == SD_OK) {
         sd_engine_stats_free(&s);
+        sd_model_free(m);
     }
+    return st;
+}
+
+/* 22: exact-match (vLLM's strict mode, mlx-lm's default): acceptance sum p q = 0.21 on the
+ * four-token example, and at gamma = 4 tokens per iteration = eq. (4) at it (the control:
+ * eq. (4) at beta). */
+sd_status sd_validate_check_exact_match(sd_validate_ctx *v, sd_error *err)
+{
+    sd_model *m;
+    sd_engine_stats s;
+    sd_status st = x_removed_rows(v, 22, "exact-match", "sum p q", 4, &m, &s, err);
+    if (st != SD_OK)
+        return st;
+    double a = sd_verify_acceptance(sd_verify_find("exact-match"), sd_model_context(m, 0));
+    double beta = sd_dist_overlap(FOUR_P, FOUR_Q, FOUR);
+    st = sd_validate_mean_n_row(v, "22. exact-match: tokens per iteration = eq. (4) at sum p q, gamma = 4",
+                                sd_theory_expected_tokens(a, 4), &s, SD_VALIDATE_CHECK, err);
+    if (st == SD_OK)
+        st = sd_validate_mean_n_row(v, "22. control: tokens per iteration = eq. (4) at beta",
+                                    sd_theory_expected_tokens(beta, 4), &s, SD_VALIDATE_CONTROL, err);
+    sd_engine_stats_free(&s);
     sd_model_free(m);
     return st;
 }

@@ -166,6 +166,30 @@ START_TEST(point_acceptance)
 }
 END_TEST
 
+/* The exact-match acceptance sum p q, by hand, at its limits, and below
+ * beta (eq. 1) and min(max p, max q) on high-entropy pairs. */
+START_TEST(match_acceptance)
+{
+    const double p[] = { 0.5, 0.1, 0.3, 0.1 }, q[] = { 0.2, 0.4, 0.15, 0.25 };
+    ck_assert_double_eq_tol(sd_dist_match_acceptance(p, q, 4), 0.1 + 0.04 + 0.045 + 0.025, 1e-15); /* 0.21 < 0.55 */
+    ck_assert_double_eq(sd_dist_match_acceptance(q, p, 4), sd_dist_match_acceptance(p, q, 4));
+    ck_assert_double_eq_tol(sd_dist_match_acceptance(p, p, 4), 0.25 + 0.01 + 0.09 + 0.01, 1e-15); /* p = q: sum p^2 */
+    ck_assert_double_eq(sd_dist_match_acceptance((const double[]){ 0, 1, 0 }, (const double[]){ 0, 1, 0 }, 3), 1.0);
+    ck_assert_double_eq(sd_dist_match_acceptance((const double[]){ 1, 0 }, (const double[]){ 0, 1 }, 2), 0.0);
+    const double a[] = { 0.2385, 0.0715, 0.31, 0.1525, 0.2275 }, b[] = { 0.0935, 0.4015, 0.0815, 0.3025, 0.121 };
+    const double *v[] = { a, b };
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 2; j++) {
+            double m = sd_dist_match_acceptance(v[i], v[j], 5), ma = 0, mb = 0;
+            for (size_t t = 0; t < 5; t++) {
+                ma = fmax(ma, v[i][t]);
+                mb = fmax(mb, v[j][t]);
+            }
+            ck_assert(m > 0 && m < sd_dist_overlap(v[i], v[j], 5) && m <= fmin(ma, mb));
+        }
+}
+END_TEST
+
 Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -178,6 +202,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, vocabularies_must_match);
     tcase_add_test(tc, multi_draft_acceptance);
     tcase_add_test(tc, point_acceptance);
+    tcase_add_test(tc, match_acceptance);
     suite_add_tcase(s, tc);
     return s;
 }

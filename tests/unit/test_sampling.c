@@ -106,8 +106,22 @@ START_TEST(rows_and_summary)
     ck_assert_double_eq_tol(dd[0], 0.1, 1e-15);
     ck_assert_double_eq_tol(beta[1], 0.1 + 0.2 + 0.25 + 0.25, 1e-15);
     ck_assert_double_eq_tol(dd[1], 0.25, 1e-15);
+    /* the same rows by a list of acceptances, rule-major: sum p q of row 0 is 0.21, of row 1 0.25 */
+    const sd_dist_acceptance_fn fns[3] = { sd_dist_match_acceptance, sd_dist_overlap, sd_dist_point_acceptance };
+    double acc[6];
+    ck_assert_int_eq(sd_sampling_acceptances(&(sd_sampling_pair){ &p, &q, SD_INPUT_PROBS, s, s, "p", "q" }, 3, fns,
+                                             acc, NULL), SD_OK);
+    ck_assert_double_eq_tol(acc[0], 0.21, 1e-15);
+    ck_assert_double_eq_tol(acc[1], 0.25, 1e-15);
+    ck_assert_double_eq(acc[2], beta[0]);
+    ck_assert_double_eq(acc[3], beta[1]);
+    ck_assert_double_eq(acc[4], dd[0]);
+    ck_assert_double_eq(acc[5], dd[1]);
     sd_npy q3 = { 1, 4, 2, qv };
     sd_error err;
+    ck_assert_int_eq(sd_sampling_acceptances(&(sd_sampling_pair){ &p, &q3, SD_INPUT_PROBS, s, s, "p", "q" }, 3, fns,
+                                             acc, &err), SD_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "q: shape (1, 4)", 15) == 0, "%s", err.msg);
     ck_assert_int_eq(sd_sampling_rows(&(sd_sampling_pair){ &p, &q3, SD_INPUT_PROBS, s, s, "p", "q" }, beta, dd, &err), SD_EINVAL);
     ck_assert_msg(strncmp(err.msg, "q: shape (1, 4)", 15) == 0, "%s", err.msg);
     sd_summary sm;
