@@ -160,6 +160,12 @@ sd_status sd_counters_json_load(const sd_counters_ctx *cx, sd_json_docs *d);
 sd_status sd_counters_json_each(const sd_counters_ctx *cx, const sd_json_docs *d,
                                 sd_status (*fn)(const sd_counters_ctx *cx, const sd_json *rec, void *arg), void *arg);
 
+/* sd_counters_json_load, then sd_counters_json_each over its records, then sd_json_free:
+ * the file at cx->path record by record. */
+sd_status sd_counters_json_read_each(const sd_counters_ctx *cx,
+                                     sd_status (*fn)(const sd_counters_ctx *cx, const sd_json *rec, void *arg),
+                                     void *arg);
+
 /* obj's member key as a count (sd_json_count: digits only, at most 2^53)
  * into *x, or *x = -1 when obj has no such member (or it is null). */
 sd_status sd_counters_json_opt_count(const sd_json *obj, const char *key, double *x, sd_error *err);

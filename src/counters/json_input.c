@@ -54,6 +54,19 @@ sd_status sd_counters_json_each(const sd_counters_ctx *cx, const sd_json_docs *d
     return SD_OK;
 }
 
+sd_status sd_counters_json_read_each(const sd_counters_ctx *cx,
+                                     sd_status (*fn)(const sd_counters_ctx *cx, const sd_json *rec, void *arg),
+                                     void *arg)
+{
+    sd_json_docs d;
+    sd_status st = sd_counters_json_load(cx, &d);
+    if (st != SD_OK)
+        return st;
+    st = sd_counters_json_each(cx, &d, fn, arg);
+    sd_json_free(&d);
+    return st;
+}
+
 sd_status sd_counters_json_opt_count(const sd_json *obj, const char *key, double *x, sd_error *err)
 {
     const sd_json *v = sd_json_find(obj, key);

@@ -72,13 +72,8 @@ int sd_llama_timings_detect(const char *line, int first)
 sd_status sd_llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
-    sd_json_docs d;
-    sd_status st = sd_counters_json_load(cx, &d);
-    if (st != SD_OK)
-        return st;
     lt_sum sum = { 0 };
-    st = sd_counters_json_each(cx, &d, lt_record, &sum);
-    sd_json_free(&d);
+    sd_status st = sd_counters_json_read_each(cx, lt_record, &sum);
     if (st != SD_OK)
         return st;
     if (sum.with_drafts == 0)

@@ -205,13 +205,8 @@ int sd_sglang_request_detect(const char *line, int first)
 sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
-    sd_json_docs d;
-    sd_status st = sd_counters_json_load(cx, &d);
-    if (st != SD_OK)
-        return st;
     sg_sum sum = { .c = c };
-    st = sd_counters_json_each(cx, &d, sg_record, &sum);
-    sd_json_free(&d);
+    sd_status st = sd_counters_json_read_each(cx, sg_record, &sum);
     if (st != SD_OK)
         return st;
     if (sum.requests == 0)

@@ -182,13 +182,8 @@ int sd_vllm_request_detect(const char *line, int first)
 sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
-    sd_json_docs d;
-    sd_status st = sd_counters_json_load(cx, &d);
-    if (st != SD_OK)
-        return st;
     vr_sum sum = { .c = c };
-    st = sd_counters_json_each(cx, &d, vr_record, &sum);
-    sd_json_free(&d);
+    sd_status st = sd_counters_json_read_each(cx, vr_record, &sum);
     if (st != SD_OK)
         return st;
     if (sum.with_stats == 0)

@@ -20,7 +20,9 @@
  *     line that starts with the file's path or the earlier scrape's;
  *   - on success: gamma in [1, SD_COUNTS_MAX_GAMMA] (the given gamma when
  *     one was given), the format a name of sd_counters_formats() (the one
- *     asked for when named); drafts, draft_tokens, accepted_tokens and every
+ *     asked for when named); a gauge (counters.h) has mean_accepted in [0,
+ *     gamma], no positions and every count 0, and nothing more is checked;
+ *     otherwise drafts, draft_tokens, accepted_tokens and every
  *     accepted_at[i], reached[i] finite, whole, in [0, 2^53]; drafts >= 1;
  *     accepted_at non-increasing, accepted_at[i] <= reached[i] <= drafts,
  *     reached non-increasing, both 0 from gamma on and accepted_at all 0
