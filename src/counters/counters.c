@@ -97,7 +97,7 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
     int json = 0;
     for (size_t i = 0; i < t->n; i++) {
         const char *s = t->line[i];
-        const char *b = sd_text_skip_blank(s);
+        const char *b = sd_text_skip_blank(i == 0 && strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s); /* the BOM json.h skips */
         json |= first && (*b == '{' || *b == '[');
         for (size_t r = 0; header && is_header(s) && r < NREADERS; r++)
             if (R[r].by == SD_COUNTERS_BY_HEADER && R[r].detect(s, first)) {

@@ -346,6 +346,9 @@ START_TEST(json_detection)
     c = load_text("  \n [{\"msg\": \"SpecDecoding metrics: Accepted: 1 tokens\",\n  \"acceptance_histogram\": [1, 2]}]\n",
                   NULL);
     ck_assert_str_eq(c.format, "vllm-request");
+    /* a UTF-8 byte order mark before the JSON, which the parser skips */
+    c = load_text("\xEF\xBB\xBF{\"acceptance_histogram\": [1, 2]}\n", NULL);
+    ck_assert_str_eq(c.format, "vllm-request");
     expect_fail_at("{\"acceptance_histogram\": [1, 2], \"spec_verify_ct\": 3}\n", NULL, 0,
                    "holds both vllm-request and sglang-request JSON");
     ck_assert(sd_vllm_request_detect(" \"acceptance_histogram\": [", 0));
