@@ -33,7 +33,7 @@ _specdec_options()
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
     simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
-    fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --format --help" ;;
+    fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --export-profile --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
@@ -177,7 +177,7 @@ _specdec()
         fi
         return 0 ;;
     --input-format)
-        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram"
+        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram vllm-request llama-timings sglang-request speculation-profile"
         return 0 ;;
     --target)
         _specdec_reply "$(_specdec_presets --list-models)"
@@ -191,7 +191,7 @@ _specdec()
     --hardware)
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
-    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --input | \
+    --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --export-profile | --input | \
         --alpha-by-context | --calibrate | --save-calibration | --calibration | --sweep | --p-npy | --q-npy | --corpus)
         _specdec_compgen_files
         return 0 ;;

@@ -82,6 +82,14 @@ F=$ROOT/tests/fixtures
 printf 'slot print_timings: id  0 | task 7 | draft acceptance = 0.50000 (   50 accepted /   100 generated), mean len =  2.00\n' > "$T/llama-mean.log"
 # almost nothing accepted: no gamma beats plain decoding at c = 0.5
 printf 'gamma\tdrafts\taccepted_1\n1\t1000\t20\n' > "$T/counts-hopeless.tsv"
+# the JSON readers' bad inputs (src/counters/vllm_request.c, llama_timings.c, sglang_request.c,
+# speculation_profile.c): each contradicts its own definition on the line named
+printf '{"metrics": {"speculative_decoding": {"acceptance_histogram": [2, 3, 1], "num_spec_steps": 6}}}\n{"metrics": {"speculative_decoding": {"acceptance_histogram": [1, 2, 3], "num_spec_steps": 7}}}\n' > "$T/vllm-request-bad.jsonl"
+printf '[\n{"timings": {"predicted_n": 9, "draft_n": 3, "draft_n_accepted": 4}}\n]\n' > "$T/llama-timings-bad.json"
+printf '{"meta_info": {"spec_verify_ct": 3, "spec_num_correct_drafts": 1, "spec_correct_drafts_histogram": [1, 1]}}\n' > "$T/sglang-request-bad.json"
+printf '{"schema_version": "1.0", "measured": true, "num_speculative_tokens": 3,\n "marginal_accept_rates": [0.6, 0.3, 0.0],\n "mean_accept_length": 1.95}\n' > "$T/profile-bad.json"
+# fit --export-profile's file, read back by the speculation-profile reader
+"$SPECDEC" fit "$F/counters-vllm-v1.log" --export-profile "$T/profile.json" > /dev/null
 
 pass=0
 fail=0

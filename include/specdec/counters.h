@@ -2,7 +2,7 @@
  *
  * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
- * many drafts had their first i+1 tokens all accepted.  Six formats, each
+ * many drafts had their first i+1 tokens all accepted.  The formats, each
  * read exactly as its engine writes it (the reader of each, one file per
  * format under src/counters/, cites the source):
  *
@@ -23,6 +23,16 @@
  *               draft_tokens, accepted_tokens); rows are summed
  *   histogram   columns accepted, count: drafts with exactly `accepted`
  *               accepted tokens (needs the draft length, opt->gamma)
+ *   vllm-request     vLLM's per-request metrics.speculative_decoding JSON
+ *               (acceptance_histogram: exact per-position counts); responses summed
+ *   llama-timings    llama-server's per-response "timings" (draft_n,
+ *               draft_n_accepted): no number of drafts, so only a draft length of
+ *               1 (opt->gamma = 1) determines the counts; refused otherwise
+ *   sglang-request   SGLang's per-request meta_info (spec_verify_ct, the
+ *               accepted and proposed drafts, the histogram); requests summed
+ *   speculation-profile  NVIDIA Model-Optimizer's speculation_profile.json
+ *               (schema 1.0): counts from acceptance_length_histogram, else a
+ *               gauge (the sum of marginal_accept_rates)
  *
  * A format is detected from the content unless the caller names it.  Only
  * the lines a format defines are read: other lines of a log are ignored, but
@@ -130,8 +140,25 @@ SD_API sd_status sd_counters_load(const char *path, const sd_counts_options *opt
  * error.  out stays open; what was written before an SD_EIO stays. */
 SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *err);
 
+/* Writes c to out as NVIDIA Model-Optimizer's speculation_profile.json
+ * (schema 1.0, measured true): num_speculative_tokens = gamma,
+ * marginal_accept_rates[i] = accepted_at[i] / drafts, conditional_accept_rates[i]
+ * = accepted_at[i] / accepted_at[i - 1] (drafts for i = 0; 0 where that is 0),
+ * mean_accept_length = 1 + accepted_tokens / drafts, each rounded to 6 digits;
+ * acceptance_length_histogram {L: drafts that emitted L tokens, L - 1 accepted}
+ * (the lengths with none left out); the validation block computed from the
+ * rounded rates with the schema's tolerance 0.02; fields the counts do not
+ * know (method, checkpoints, per-request mean) null.  sd_counters_load reads
+ * it back (as "speculation-profile") to the same gamma, drafts,
+ * accepted_tokens and accepted_at; draft_tokens becomes drafts x gamma and
+ * reached drafts.  c must be PREFIX data with positions (not a gauge) that
+ * holds sd_counts' invariants; SD_EINVAL (saying why) otherwise, with nothing
+ * written; SD_EIO when out reports a write error.  out stays open. */
+SD_API sd_status sd_counters_write_profile(const sd_counts *c, FILE *out, sd_error *err);
+
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
- * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram".  Static; never
+ * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-request",
+ * "llama-timings", "sglang-request", "speculation-profile".  Static; never
  * fails. */
 SD_API const char *const *sd_counters_formats(void);
 

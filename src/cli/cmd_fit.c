@@ -1,6 +1,7 @@
 /* cmd_fit.c -- `specdec fit`: engine counters to alpha, the i.i.d. test and a recommended gamma. */
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,21 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
     return st;
 }
 
+/* The counts c as NVIDIA's speculation_profile.json, to path. */
+static sd_status export_profile(const char *path, const sd_counts *c, sd_error *err)
+{
+    if (!c->has_positions || c->gauge || c->kind != SD_COUNTS_PREFIX)
+        return sd_status_fail(err, SD_EINVAL, "--export-profile: %s input without per-position prefix counts: the "
+                              "profile's marginal_accept_rates would be a model's, not a measurement", c->format);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return sd_status_fail(err, SD_EINVAL, "--export-profile: cannot write '%s': %s", path, strerror(errno));
+    sd_status st = sd_counters_write_profile(c, f, err);
+    if (fclose(f) != 0 && st == SD_OK)
+        st = sd_status_fail(err, SD_EIO, "--export-profile: cannot write '%s': %s", path, strerror(errno));
+    return st;
+}
+
 static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
 {
     sd_counts_options opt = { .format = cli_value(a, "--input-format"), .select = cli_value(a, "--select"),
@@ -67,6 +83,8 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
         return st;
     opt.gamma = (size_t)gamma;
     if ((st = sd_counters_load(a->pos[0], &opt, &c, err)) != SD_OK || (st = sd_fit_counts(&c, level, &f, err)) != SD_OK)
+        return st;
+    if (cli_given(a, "--export-profile") && (st = export_profile(cli_value(a, "--export-profile"), &c, err)) != SD_OK)
         return st;
     gamma_max = 2.0 * (double)c.gamma; /* the default: twice the measured draft length */
     if (cli_given(a, "--gamma-max") && (st = cli_number(a, &GAMMA_MAX, &gamma_max, err)) != SD_OK)
@@ -112,14 +130,16 @@ static const cli_option FIT_OPTIONS[] = {
       "{default})", .domain = &REPLICATES, .lib = CLI_LIB(fit_replicates, CLI_LIB_SIZE) },
     { .name = "--seed", .metavar = "S", .help = "the bootstrap's random seed (default {default})", .domain = &CLI_SEED,
       .lib = CLI_LIB(seed, CLI_LIB_U64) },
+    { .name = "--export-profile", .metavar = "FILE", .help = "also write the counts as NVIDIA's "
+      "speculation_profile.json (schema 1.0; needs per-position counts)" },
     { .name = NULL },
 };
 
 const cli_command cmd_fit = {
     .name = "fit",
     .synopsis = "fit FILE [--gamma G] [--cost C | --target T --draft D --hardware H] [--report NAME] ...",
-    .summary = "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, TSV), the i.i.d. test, the best "
-               "gamma",
+    .summary = "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, JSON, TSV), the i.i.d. test, "
+               "the best gamma",
     .groups = { FIT_OPTIONS },
     .min_pos = 1,
     .max_pos = 1,

@@ -25,6 +25,14 @@ const sd_counters_reader sd_counters_readers[] = {
     { .name = "tsv", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_detect, .read = sd_counts_tsv_read },
     { .name = "histogram", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_histogram_detect,
       .read = sd_counts_tsv_histogram_read },
+    { .name = "vllm-request", .by = SD_COUNTERS_BY_JSON, .detect = sd_vllm_request_detect,
+      .read = sd_vllm_request_read },
+    { .name = "llama-timings", .by = SD_COUNTERS_BY_JSON, .detect = sd_llama_timings_detect,
+      .read = sd_llama_timings_read },
+    { .name = "sglang-request", .by = SD_COUNTERS_BY_JSON, .detect = sd_sglang_request_detect,
+      .read = sd_sglang_request_read },
+    { .name = "speculation-profile", .by = SD_COUNTERS_BY_JSON, .detect = sd_speculation_profile_detect,
+      .read = sd_speculation_profile_read },
     { .name = "" },
 };
 
@@ -33,6 +41,8 @@ const sd_counters_reader sd_counters_readers[] = {
 static const char *const FORMATS[] = {
     sd_counters_readers[0].name, sd_counters_readers[1].name, sd_counters_readers[2].name,
     sd_counters_readers[3].name, sd_counters_readers[4].name, sd_counters_readers[5].name,
+    sd_counters_readers[6].name, sd_counters_readers[7].name, sd_counters_readers[8].name,
+    sd_counters_readers[9].name,
     NULL,
 };
 _Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
@@ -74,17 +84,21 @@ static int is_header(const char *line)
 
 /* The reader of t (*f, an index of sd_counters_readers), by the classes of
  * sd_counters_detect_by: the first table reader that claims the header, else
+ * (when t starts with '{' or '[') the one JSON reader whose lines t has, else
  * the one log reader whose lines t has, else the fallback when it recognised
- * a line.  SD_EINVAL when t has the lines of two log readers, or nothing
- * recognisable. */
+ * a line.  SD_EINVAL when t has the lines of two JSON or two log readers, or
+ * nothing recognisable. */
 static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 {
     const sd_counters_reader *R = sd_counters_readers;
     int seen[NREADERS] = { 0 };
     int first = 1;
     int header = 1;
+    int json = 0;
     for (size_t i = 0; i < t->n; i++) {
         const char *s = t->line[i];
+        const char *b = sd_text_skip_blank(i == 0 && strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s); /* the BOM json.h skips */
+        json |= first && (*b == '{' || *b == '[');
         for (size_t r = 0; header && is_header(s) && r < NREADERS; r++)
             if (R[r].by == SD_COUNTERS_BY_HEADER && R[r].detect(s, first)) {
                 *f = r;
@@ -92,16 +106,26 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
             }
         header &= !is_header(s);
         for (size_t r = 0; r < NREADERS; r++)
-            if (R[r].by != SD_COUNTERS_BY_HEADER)
+            if (R[r].by != SD_COUNTERS_BY_HEADER && (json || R[r].by != SD_COUNTERS_BY_JSON))
                 seen[r] |= R[r].detect(s, first);
         first &= *sd_text_skip_blank(s) == '\0';
     }
     for (size_t a = 0; a < NREADERS; a++)
         for (size_t b = a + 1; b < NREADERS; b++)
+            if (R[a].by == SD_COUNTERS_BY_JSON && R[b].by == SD_COUNTERS_BY_JSON && seen[a] && seen[b])
+                return sd_status_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s JSON: name the format", cx->path,
+                                      R[a].name, R[b].name);
+    for (size_t r = 0; r < NREADERS; r++)
+        if (R[r].by == SD_COUNTERS_BY_JSON && seen[r]) {
+            *f = r;
+            return SD_OK;
+        }
+    for (size_t a = 0; a < NREADERS; a++)
+        for (size_t b = a + 1; b < NREADERS; b++)
             if (R[a].by == SD_COUNTERS_BY_LOG_LINE && R[b].by == SD_COUNTERS_BY_LOG_LINE && seen[a] && seen[b])
                 return sd_status_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s lines: name the format", cx->path,
                                       R[a].name, R[b].name);
-    for (int by = SD_COUNTERS_BY_LOG_LINE; by <= SD_COUNTERS_FALLBACK; by++)
+    for (int by = SD_COUNTERS_BY_LOG_LINE; by <= (int)SD_COUNTERS_FALLBACK; by++)
         for (size_t r = 0; r < NREADERS; r++)
             if ((int)R[r].by == by && seen[r]) {
                 *f = r;
@@ -111,7 +135,8 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
                           "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
                           "vllm:spec_decode_* counters, vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' log "
                           "lines, llama.cpp 'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, "
-                          "drafts, accepted_1 ... or accepted, count",
+                          "drafts, accepted_1 ... or accepted, count, or JSON (vLLM per-request, llama-server timings, SGLang "
+                          "meta_info, speculation_profile.json)",
                           cx->path);
 }
 

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "specdec/counters.h"
+#include "io/json.h"
 #include "text.h"
 
 #define MAXG SD_COUNTS_MAX_GAMMA
@@ -48,7 +49,12 @@ typedef enum {
     SD_COUNTERS_BY_LOG_LINE,
     /* The fallback: shown every line; reads the file when no header or log
      * reader claimed it and one of its lines was recognised. */
-    SD_COUNTERS_FALLBACK
+    SD_COUNTERS_FALLBACK,
+    /* JSON: shown every line, but only when the file's first byte that is
+     * not a blank or a line break is '{' or '[' (so a log is never one).  The
+     * one such reader whose lines the file has reads it, before any log or
+     * fallback reader; lines of two are refused. */
+    SD_COUNTERS_BY_JSON
 } sd_counters_detect_by;
 
 /* A row of the reader table. */
@@ -134,5 +140,63 @@ int sd_counts_tsv_detect(const char *line, int first);
 sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 int sd_counts_tsv_histogram_detect(const char *line, int first);
 sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* ---- the JSON readers: what they share (json_input.c) --------------------------------- */
+
+/* 1 when line holds the member name key in quotes ("key"); 0 otherwise.  The
+ * JSON readers' recognisers are this with the name each format requires. */
+int sd_counters_json_has_key(const char *line, const char *key);
+
+/* The file at cx->path parsed whole as a sequence of JSON documents (JSON
+ * Lines, documents one after another, or one document) into *d, which the
+ * caller frees with sd_json_free.  SD_EINVAL with the parser's "path:LINE:
+ * json: ..." message, or for a file of no document; SD_ENOMEM. */
+sd_status sd_counters_json_load(const sd_counters_ctx *cx, sd_json_docs *d);
+
+/* The records of d in order: each document, or each item of a document that
+ * is an array (one level); a record that is not an object is an error
+ * naming its line.  fn(cx, rec, arg) is called on each; the first failure
+ * is returned. */
+sd_status sd_counters_json_each(const sd_counters_ctx *cx, const sd_json_docs *d,
+                                sd_status (*fn)(const sd_counters_ctx *cx, const sd_json *rec, void *arg), void *arg);
+
+/* sd_counters_json_load, then sd_counters_json_each over its records, then sd_json_free:
+ * the file at cx->path record by record. */
+sd_status sd_counters_json_read_each(const sd_counters_ctx *cx,
+                                     sd_status (*fn)(const sd_counters_ctx *cx, const sd_json *rec, void *arg),
+                                     void *arg);
+
+/* obj's member key as a count (sd_json_count: digits only, at most 2^53)
+ * into *x, or *x = -1 when obj has no such member (or it is null). */
+sd_status sd_counters_json_opt_count(const sd_json *obj, const char *key, double *x, sd_error *err);
+
+/* A histogram of counts, v: a dense array (h[j] = item j) or an object whose
+ * member names are whole numbers in decimal without sign or leading zeros
+ * ("0", "3"), name k at h[k - base].  Into h[0 .. max - 1] (zeroed first);
+ * *len: the array's length, or 1 + the largest index of an object (0 for an
+ * empty one); *dense: 1 for an array.  A value is a count (sd_json_count) or,
+ * with whole_decimals, any number with a whole value in [0, 2^53] ("30.0",
+ * as Python writes a float).  SD_EINVAL naming what and the line for another
+ * type, a value that is no count, a name that is not a number or is below
+ * base, or an index at max or beyond. */
+sd_status sd_counters_json_histogram(const sd_counters_ctx *cx, const sd_json *v, const char *what, size_t base,
+                                     int whole_decimals, double *h, size_t max, size_t *len, int *dense);
+
+/* The JSON readers (each file cites the engine source it follows).  detect:
+ * the line holds the member name the format requires; read: every record of
+ * the file (sd_counters_json_each), summed where the format is per request.
+ *   vllm_request.c  vLLM's per-request metrics.speculative_decoding ("acceptance_histogram")
+ *   llama_timings.c llama-server's "timings" ("draft_n_accepted")
+ *   sglang_request.c SGLang's per-request meta_info ("spec_verify_ct")
+ *   speculation_profile.c NVIDIA Model-Optimizer's speculation_profile.json
+ *                   ("marginal_accept_rates"), with its writer */
+int sd_vllm_request_detect(const char *line, int first);
+sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+int sd_llama_timings_detect(const char *line, int first);
+sd_status sd_llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+int sd_sglang_request_detect(const char *line, int first);
+sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+int sd_speculation_profile_detect(const char *line, int first);
+sd_status sd_speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
 #endif

@@ -18,7 +18,9 @@ FUZZ_CHECK_SECONDS ?= 10
 FUZZ_CC            ?= clang
 FUZZ_OPT           ?= -O1 -g
 FUZZ_NAMES         ?= parse tsv_dist presets scenario counters counters_prometheus counters_vllm_v1 \
-                      counters_vllm_v0 counters_llama_cpp counters_tsv counters_histogram partial npy json
+                      counters_vllm_v0 counters_llama_cpp counters_tsv counters_histogram partial npy json \
+                      counters_vllm_request counters_llama_timings counters_sglang_request \
+                      counters_speculation_profile
 
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -88,10 +88,11 @@ static void expect_fail_path(const char *path, const sd_counts_options *o, const
 START_TEST(format_names)
 {
     const char *const *f = sd_counters_formats();
-    static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram" };
-    for (size_t i = 0; i < 6; i++)
+    static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram",
+                                        "vllm-request", "llama-timings", "sglang-request", "speculation-profile" };
+    for (size_t i = 0; i < 10; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[6]);
+    ck_assert_ptr_null(f[10]);
 }
 END_TEST
 
@@ -544,7 +545,7 @@ START_TEST(reader_table)
         ck_assert(sd_counters_readers[n].detect != NULL);
         ck_assert(sd_counters_readers[n].read != NULL);
     }
-    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(n, 10);
     ck_assert_ptr_null(f[n]);
     ck_assert(sd_counters_readers[n].read == NULL);
     /* only the scrape takes select and since; prometheus is the one fallback */

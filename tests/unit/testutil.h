@@ -49,6 +49,7 @@ Suite *sample_suite(void);
 Suite *step_suite(void);
 Suite *verify_suite(void);
 Suite *counters_suite(void); /* counters */
+Suite *counters_json_suite(void);
 Suite *fit_suite(void);
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);

@@ -1,0 +1,229 @@
+/* sglang_request.c -- the sglang-request reader: SGLang's per-request meta_info
+ * speculative-decoding fields (see counters_impl.h).
+ *
+ * Sources (sgl-project/sglang):
+ *   - python/sglang/srt/managers/tokenizer_manager.py @
+ *     001067fffe33427bee0ed2f007fb7551a1d76b44, TokenizerManager._calculate_spec_decoding_
+ *     metrics, run when a request finishes and only when spec_verify_ct > 0:
+ *     spec_verify_ct (verify passes of the request), spec_num_correct_drafts (accepted draft
+ *     tokens, no bonus token), spec_num_proposed_drafts = spec_verify_ct x
+ *     (speculative_num_draft_tokens - 1), spec_accept_rate = correct / proposed,
+ *     spec_accept_length = completion_tokens / spec_verify_ct, spec_correct_drafts_histogram
+ *     (h[j] = verify passes that accepted j drafts, j = 0 .. num_draft_tokens - 1; sum h =
+ *     verify_ct and sum j h[j] = correct drafts, PR #33518), and the aliases
+ *     spec_accepted_drafts, spec_proposed_drafts, spec_accept_histogram;
+ *   - the names of earlier releases: PR #11144 (spec_accept_token_num = accepted drafts,
+ *     spec_draft_token_num = proposed), PR #23530 (spec_accepted_drafts,
+ *     spec_proposed_drafts, spec_accept_histogram), PR #24081 (today's names, the others
+ *     kept as aliases);
+ *   - server_args: with --speculative-eagle-topk 1 (a chain), speculative_num_draft_tokens
+ *     = speculative_num_steps + 1, so proposed / verify_ct = num_steps = gamma.
+ *
+ * A record is a /generate response with "meta_info", or a meta_info object itself;
+ * requests without spec_verify_ct did not verify and are skipped.  Counting is prefix.
+ * The numbers used are the counts: drafts = spec_verify_ct, accepted tokens = the correct
+ * drafts, draft tokens = the proposed ones, and with a histogram the per-position counts
+ * accepted_at[i] = sum_{j > i} h[j].  spec_accept_length is not used: completion_tokens
+ * holds the token prefill produced, which no verify pass did, so it runs high by
+ * 1 / verify_ct.  gamma is the histogram's length - 1, or proposed / verify_ct (which must
+ * be whole), else opt->gamma; every source that gives it must agree.  The chain reading
+ * (topk = 1) is assumed: with a tree the proposed tokens are not one draft's length.
+ * Positions are kept when every request has a histogram. */
+#include <math.h>
+#include <string.h>
+
+#include "counters_impl.h"
+
+/* spec_accept_rate is written at full precision (Python's repr of a double). */
+#define RATIO_TOL 1e-9
+
+typedef struct {
+    sd_counts *c;
+    size_t records, requests, with_hist, first_line;
+} sg_sum;
+
+/* The first of names[] that m has, as a count into *x (-1: none); two that disagree are an
+ * error naming both. */
+static sd_status sg_alias(const sd_counters_ctx *cx, const sd_json *m, const char *const *names, double *x,
+                          const char **which)
+{
+    *x = -1.0;
+    *which = NULL;
+    for (size_t k = 0; names[k] != NULL; k++) {
+        double y = -1.0;
+        sd_status st = sd_counters_json_opt_count(m, names[k], &y, cx->err);
+        if (st != SD_OK)
+            return st;
+        if (y < 0)
+            continue;
+        if (*which != NULL && fabs(y - *x) > 0.5)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f, but its alias %s %.0f", cx->path,
+                                  sd_json_find(m, names[k])->line, names[k], y, *which, *x);
+        if (*which == NULL) {
+            *x = y;
+            *which = names[k];
+        }
+    }
+    return SD_OK;
+}
+
+static sd_status sg_meta(const sd_counters_ctx *cx, const sd_json *m, sg_sum *sum)
+{
+    static const char *const CORRECT[] = { "spec_num_correct_drafts", "spec_accepted_drafts", "spec_accept_token_num",
+                                           NULL };
+    static const char *const PROPOSED[] = { "spec_num_proposed_drafts", "spec_proposed_drafts", "spec_draft_token_num",
+                                            NULL };
+    double V = -1, A = -1, P = -1;
+    const char *an, *pn;
+    sd_status st = sd_json_expect(m, SD_JSON_OBJECT, "meta_info", cx->err);
+    if (st == SD_OK)
+        st = sd_counters_json_opt_count(m, "spec_verify_ct", &V, cx->err);
+    if (st != SD_OK || V < 0)
+        return st;
+    if ((st = sg_alias(cx, m, CORRECT, &A, &an)) != SD_OK || (st = sg_alias(cx, m, PROPOSED, &P, &pn)) != SD_OK)
+        return st;
+    const sd_json *hv = sd_json_find(m, "spec_correct_drafts_histogram");
+    const sd_json *ha = sd_json_find(m, "spec_accept_histogram");
+    double h[MAXG + 1], h2[MAXG + 1];
+    size_t len = 0, len2 = 0;
+    int dense = 0;
+    size_t ln = m->line;
+    if (hv != NULL && (st = sd_counters_json_histogram(cx, hv, "spec_correct_drafts_histogram", 0, 0, h, MAXG + 1,
+                                                       &len, &dense)) != SD_OK)
+        return st;
+    if (ha != NULL && (st = sd_counters_json_histogram(cx, ha, "spec_accept_histogram", 0, 0, hv ? h2 : h, MAXG + 1,
+                                                       hv ? &len2 : &len, &dense)) != SD_OK)
+        return st;
+    if (hv != NULL && ha != NULL && (len != len2 || memcmp(h, h2, len * sizeof *h) != 0))
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: spec_correct_drafts_histogram and its alias spec_accept_histogram differ",
+                              cx->path, ha->line);
+    int has_h = hv != NULL || ha != NULL;
+    if (A < 0 && !has_h)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: spec_verify_ct without the accepted drafts (spec_num_correct_drafts, "
+                              "spec_accepted_drafts or spec_accept_token_num, or a histogram): completion_tokens, which "
+                              "includes the prefill token, does not give them",
+                              cx->path, ln);
+    size_t g = 0;
+    const char *from = NULL;
+    if (has_h) {
+        if (len < 2)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: a histogram of %zu buckets: expected gamma + 1 >= 2",
+                                  cx->path, (hv ? hv : ha)->line, len);
+        g = len - 1;
+        from = "the histogram's length - 1";
+    }
+    if (P >= 0 && V > 0) {
+        double q = P / V;
+        if (!(floor(q) >= q) || q < 1 || q > MAXG)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: %s %.0f is not spec_verify_ct %.0f x a draft length in [1, %d] (SGLang's "
+                                  "proposed = verify_ct x (num_draft_tokens - 1))",
+                                  cx->path, ln, pn, P, V, MAXG);
+        if (g && (size_t)q != g)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: %s %.0f / spec_verify_ct %.0f = %.0f, but the histogram has %zu + 1 buckets",
+                                  cx->path, ln, pn, P, V, q, g);
+        g = (size_t)q;
+        from = from ? from : "proposed / spec_verify_ct";
+    }
+    if (!g && !cx->opt->gamma)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: the request does not state the draft length (no proposed drafts, no histogram): "
+                              "give it with %s (SGLang's --speculative-num-steps)",
+                              cx->path, ln, sd_counters_gamma_name(cx));
+    if (!g) {
+        g = cx->opt->gamma;
+        from = NULL;
+    }
+    if (cx->opt->gamma && g != cx->opt->gamma)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the request has %zu (%s)", cx->path,
+                              ln, cx->opt->gamma, g, from);
+    sd_counts *c = sum->c;
+    if (c->gamma && g != c->gamma)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the request has a draft length of %zu, line %zu's %zu",
+                              cx->path, ln, g, sum->first_line, c->gamma);
+    double at[MAXG] = { 0 };
+    if (has_h) {
+        double D = 0.0, S = 0.0;
+        for (size_t j = 0; j <= g; j++) {
+            D += h[j];
+            S += (double)j * h[j];
+            for (size_t i = 0; i < j; i++)
+                at[i] += h[j];
+        }
+        if (fabs(D - V) > 0.5)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: spec_verify_ct %.0f, but the histogram sums to %.0f",
+                                  cx->path, ln, V, D);
+        if (A >= 0 && fabs(S - A) > 0.5)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f, but the histogram gives %.0f accepted drafts",
+                                  cx->path, ln, an, A, S);
+        A = S;
+    }
+    if (P < 0)
+        P = V * (double)g;
+    if (A > P)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %.0f accepted drafts exceed the %.0f proposed (%.0f verify "
+                              "passes of %zu)", cx->path, ln, A, P, V, g);
+    const sd_json *rv = sd_json_find(m, "spec_accept_rate");
+    double rate = 0.0;
+    if (rv != NULL && P > 0) {
+        if ((st = sd_json_number(rv, "spec_accept_rate", &rate, cx->err)) != SD_OK)
+            return st;
+        if (!(fabs(rate - A / P) <= RATIO_TOL))
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: spec_accept_rate %.17g, but accepted / proposed drafts = %.0f / %.0f = %.17g",
+                                  cx->path, rv->line, rate, A, P, A / P);
+    }
+    if (sum->requests++ == 0)
+        sum->first_line = ln;
+    sum->with_hist += has_h;
+    c->gamma = g;
+    c->drafts += V;
+    c->draft_tokens += P;
+    c->accepted_tokens += A;
+    for (size_t i = 0; i < g; i++)
+        c->accepted_at[i] += at[i];
+    return SD_OK;
+}
+
+static sd_status sg_record(const sd_counters_ctx *cx, const sd_json *rec, void *arg)
+{
+    sg_sum *sum = arg;
+    const sd_json *m = sd_json_find(rec, "meta_info");
+    sum->records++;
+    return sg_meta(cx, m ? m : rec, sum);
+}
+
+int sd_sglang_request_detect(const char *line, int first)
+{
+    (void)first;
+    return sd_counters_json_has_key(line, "spec_verify_ct");
+}
+
+sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+{
+    (void)t;
+    sg_sum sum = { .c = c };
+    sd_status st = sd_counters_json_read_each(cx, sg_record, &sum);
+    if (st != SD_OK)
+        return st;
+    if (sum.requests == 0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: no request's meta_info has spec_verify_ct (SGLang writes it when a finished request "
+                              "was verified at least once)",
+                              cx->path);
+    c->has_positions = sum.with_hist == sum.requests;
+    for (size_t i = 0; i < c->gamma; i++)
+        c->reached[i] = c->drafts;
+    sd_counts_note(c, "Summed the meta_info of %zu SGLang requests (drafts = spec_verify_ct; spec_accept_length, which "
+                   "counts the prefill token, is not used).", sum.requests);
+    if (sum.with_hist > 0 && !c->has_positions)
+        sd_counts_note(c, "Only %zu of the %zu requests have a histogram, so the counts have no positions.",
+                       sum.with_hist, sum.requests);
+    if (sum.records > sum.requests)
+        sd_counts_note(c, "%zu of %zu records have no spec_verify_ct and were skipped.", sum.records - sum.requests,
+                       sum.records);
+    return SD_OK;
+}
