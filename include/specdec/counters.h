@@ -2,7 +2,7 @@
  *
  * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
- * many drafts had their first i+1 tokens all accepted.  Six formats, each
+ * many drafts had their first i+1 tokens all accepted.  Ten formats, each
  * read exactly as its engine writes it (the reader of each, one file per
  * format under src/counters/, cites the source):
  *
@@ -23,6 +23,19 @@
  *               draft_tokens, accepted_tokens); rows are summed
  *   histogram   columns accepted, count: drafts with exactly `accepted`
  *               accepted tokens (needs the draft length, opt->gamma)
+ *   vllm-v1-early  vLLM 0.8's first V1 lines "Speculative metrics: Draft
+ *               acceptance rate: .., Number of accepted tokens: .., Number of
+ *               draft tokens: .., " (no draft length: drafts = draft tokens /
+ *               opt->gamma, required; the lines are summed)
+ *   vllm-bench  the "Speculative Decoding" block of `vllm bench serve` (drafts,
+ *               tokens and per-position acceptance; blocks summed)
+ *   vllm-offline  the summary of vLLM's examples/offline_inference/
+ *               spec_decode.py (num_drafts, num_draft_tokens,
+ *               num_accepted_tokens, "acceptance at token i"; summed)
+ *   sglang      SGLang's "Decode batch ... accept len: x[, accept rate: y]"
+ *               lines: a gauge (the plain mean of the windows' accept len,
+ *               less the bonus token); gamma from opt->gamma or from the
+ *               rates when exactly one draft length and version fit
  *
  * A format is detected from the content unless the caller names it.  Only
  * the lines a format defines are read: other lines of a log are ignored, but
@@ -78,7 +91,7 @@ typedef struct {
     double emitted_tokens;  /* tokens emitted, one per draft beyond its accepted prefix (the
                              * correction or bonus token), whole: drafts <= emitted <=
                              * drafts + accepted tokens; 0 unless has_emitted */
-    int gauge;              /* 1: the source gives a mean, not counts (a Prometheus gauge):
+    int gauge;              /* 1: the source gives a mean, not counts (a Prometheus gauge, SGLang's lines):
                              * mean_accepted is the accepted tokens per draft (PREFIX, no
                              * positions), drafts, draft_tokens, accepted_tokens and the
                              * per-position counts are 0 and reached[] is unknown (all 0) */
@@ -96,7 +109,8 @@ typedef struct {
     const char *since;  /* an earlier scrape of the same server (prometheus): the counts
                          * are the difference; NULL: none */
     size_t gamma;       /* the draft length where the source does not state it: required
-                         * by histogram; used by vLLM V1 lines that give neither a mean
+                         * by histogram and vllm-v1-early (and by sglang lines whose rates do
+                         * not determine it, and vllm-bench blocks without positions); used by vLLM V1 lines that give neither a mean
                          * acceptance length nor per-position rates (drafts = Drafted /
                          * gamma) and by llama.cpp logs without per-position rates; where
                          * the source states it, the two must agree.  0: not given */
@@ -129,8 +143,8 @@ SD_API sd_status sd_counters_load(const char *path, const sd_counts_options *opt
 SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *err);
 
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
- * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram".  Static; never
- * fails. */
+ * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-v1-early",
+ * "vllm-bench", "vllm-offline", "sglang".  Static; never fails. */
 SD_API const char *const *sd_counters_formats(void);
 
 #endif

@@ -25,6 +25,12 @@ const sd_counters_reader sd_counters_readers[] = {
     { .name = "tsv", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_detect, .read = sd_counts_tsv_read },
     { .name = "histogram", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_histogram_detect,
       .read = sd_counts_tsv_histogram_read },
+    { .name = "vllm-v1-early", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_v1_early_detect,
+      .read = sd_vllm_v1_early_read },
+    { .name = "vllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_bench_detect, .read = sd_vllm_bench_read },
+    { .name = "vllm-offline", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_offline_detect,
+      .read = sd_vllm_offline_read },
+    { .name = "sglang", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_sglang_detect, .read = sd_sglang_read },
     { .name = "" },
 };
 
@@ -33,7 +39,8 @@ const sd_counters_reader sd_counters_readers[] = {
 static const char *const FORMATS[] = {
     sd_counters_readers[0].name, sd_counters_readers[1].name, sd_counters_readers[2].name,
     sd_counters_readers[3].name, sd_counters_readers[4].name, sd_counters_readers[5].name,
-    NULL,
+    sd_counters_readers[6].name, sd_counters_readers[7].name, sd_counters_readers[8].name,
+    sd_counters_readers[9].name, NULL,
 };
 _Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
 
@@ -109,9 +116,11 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
             }
     return sd_status_fail(cx->err, SD_EINVAL,
                           "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
-                          "vllm:spec_decode_* counters, vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' log "
-                          "lines, llama.cpp 'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, "
-                          "drafts, accepted_1 ... or accepted, count",
+                          "vllm:spec_decode_* or llama.cpp's llamacpp:spec_decode_* counters, vLLM 'SpecDecoding "
+                          "metrics:' or 'Speculative metrics:' log lines, a 'vllm bench serve' Speculative Decoding "
+                          "block, a vLLM spec_decode.py summary, SGLang 'Decode batch ... accept len' lines, llama.cpp "
+                          "'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, drafts, "
+                          "accepted_1 ... or accepted, count",
                           cx->path);
 }
 
@@ -119,7 +128,7 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 {
     if (cx->opt->format != NULL) {
-        char list[200] = "";
+        char list[300] = "";
         for (size_t i = 0; i < NREADERS; i++) {
             if (strcmp(cx->opt->format, sd_counters_readers[i].name) == 0) {
                 *f = i;

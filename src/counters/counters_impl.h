@@ -2,7 +2,8 @@
  *
  * One reader per input format, each in its own file and citing the engine
  * source it follows: prometheus.c (with the writer), vllm_v1.c, vllm_v0.c,
- * llama_cpp.c, and counts_tsv.c (the tsv and histogram tables).  The reader
+ * llama_cpp.c, counts_tsv.c (the tsv and histogram tables), vllm_v1_early.c,
+ * vllm_bench.c, vllm_offline.c and sglang.c.  The reader
  * table sd_counters_readers (counters.c) names them; sd_counters_load
  * detects the format with the readers' recognisers, dispatches to one
  * reader, and holds its result to what counters.h promises (counts.c: the
@@ -116,6 +117,32 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
  * assumed as the notes say. */
 int sd_llama_cpp_detect(const char *line, int first);
 sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_v1_early.c: vLLM 0.8's first V1 line "Speculative metrics: Draft acceptance rate: ..,
+ * Number of accepted tokens: .., Number of draft tokens: .., ".  detect: the marker
+ * "Speculative metrics:" without V0's speculative tokens, system efficiency or emitted
+ * tokens.  read: the lines summed, drafts = draft tokens / opt->gamma (required). */
+int sd_vllm_v1_early_detect(const char *line, int first);
+sd_status sd_vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_bench.c: `vllm bench serve`'s "Speculative Decoding" block.  detect: its header
+ * line (dashes around "Speculative Decoding").  read: each block's counts and per-position
+ * counts derived from the printed rates, the blocks summed. */
+int sd_vllm_bench_detect(const char *line, int first);
+sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_offline.c: examples/offline_inference/spec_decode.py's summary.  detect: a line
+ * "num_drafts:", "num_draft_tokens:", "num_accepted_tokens:", "mean acceptance length:" or
+ * "acceptance at token i:".  read: each summary (from its num_drafts line) with its
+ * per-position counts derived, the summaries summed. */
+int sd_vllm_offline_detect(const char *line, int first);
+sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* sglang.c: SGLang's "Decode batch ... accept len: x[, accept rate: y]" lines.  detect: a
+ * "Decode batch" line with "accept len:".  read: a gauge, the plain mean of the lines'
+ * accept len - 1; gamma from opt->gamma or the one (version, gamma) the rates fit. */
+int sd_sglang_detect(const char *line, int first);
+sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
 /* counts_tsv.c: this project's tables, both read again from cx->path as TSV
  * files (sd_tsv_load), not from t.  The tsv table: detect: the header has

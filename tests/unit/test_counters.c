@@ -88,10 +88,11 @@ static void expect_fail_path(const char *path, const sd_counts_options *o, const
 START_TEST(format_names)
 {
     const char *const *f = sd_counters_formats();
-    static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram" };
-    for (size_t i = 0; i < 6; i++)
+    static const char *const want[] = { "prometheus", "vllm-v1",    "vllm-v0",      "llama.cpp", "tsv",
+                                        "histogram",  "vllm-v1-early", "vllm-bench", "vllm-offline", "sglang" };
+    for (size_t i = 0; i < 10; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[6]);
+    ck_assert_ptr_null(f[10]);
 }
 END_TEST
 
@@ -254,6 +255,191 @@ START_TEST(vllm_v0_log)
     expect_counts(&c, 4, 140, 560, 250, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "of each of 2 runs"));
     ck_assert_ptr_nonnull(strstr(c.notes, "kind any"));
+}
+END_TEST
+
+/* ---- vLLM V1's early line, vllm bench serve, spec_decode.py ------------------------------------- */
+
+START_TEST(vllm_v1_early_log)
+{
+    /* no draft length in the line: refused without --gamma, at the first line of the format */
+    expect_fail_path(fixture("counters-vllm-v1-early.log"), NULL, ":2: ");
+    expect_fail_path(fixture("counters-vllm-v1-early.log"), NULL, "--gamma");
+    /* gamma 3: (219 + 150) / 3 = 123 drafts, 131 + 77 = 208 accepted; the empty interval adds nothing */
+    sd_counts_options g3 = { .gamma = 3 };
+    sd_counts c = load_ok(fixture("counters-vllm-v1-early.log"), &g3);
+    ck_assert_str_eq(c.format, "vllm-v1-early");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 0);
+    ck_assert_int_eq(c.gauge, 0);
+    expect_counts(&c, 3, 123, 369, 208, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Summed 2"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "draft tokens / 3 (--gamma)"));
+    /* 4 draft tokens are no multiple of 3; the rate must be accepted / draft tokens */
+    expect_fail_at("x\nSpeculative metrics: Draft acceptance rate: 0.250, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 4, \n",
+                   &g3, 2, "4 draft tokens are no multiple of gamma = 3");
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.900, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 3, \n",
+                   &g3, 1, "is not accepted / draft tokens");
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.900, Number of accepted tokens: 4, Number of draft "
+                   "tokens: 3, \n",
+                   &g3, 1, "4 accepted tokens exceed 3 draft tokens");
+    /* V0's line beside it is another format */
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.333, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 3, \nSpeculative metrics: Number of speculative tokens: 3, Number of accepted tokens: 1, "
+                   "Number of draft tokens: 3.\n",
+                   &g3, 0, "holds both vllm-v0 and vllm-v1-early lines");
+}
+END_TEST
+
+START_TEST(vllm_bench_block)
+{
+    /* 81.89 %, 56.75 %, 37.03 % of 1237 drafts allow only 1013, 702 and 458 (+-0.06 each) */
+    sd_counts c = load_ok(fixture("counters-vllm-bench.txt"), NULL);
+    const double pos[3] = { 1013, 702, 458 };
+    ck_assert_str_eq(c.format, "vllm-bench");
+    ck_assert_int_eq(c.has_positions, 1);
+    expect_counts(&c, 3, 1237, 3711, 2173, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Read 1 'vllm bench serve'"));
+    sd_counts_options g4 = { .gamma = 4 };
+    expect_fail_path(fixture("counters-vllm-bench.txt"), &g4, "gamma 4 was given, but the block has 3 positions");
+
+    const char *head = "---------------Speculative Decoding---------------\n";
+    char text[1200];
+    /* two runs summed: 10 drafts of 2, 6 accepted (5, 1), then 20 drafts, 10 accepted (8, 2) */
+    snprintf(text, sizeof text,
+             "%sAcceptance rate (%%):   30.00     \nAcceptance length:   1.60     \nDrafts:   10   \nDraft tokens:  20 "
+             "\nAccepted tokens:   6  \nPer-position acceptance (%%):\n  Position 0:   50.00  \n  Position 1:   10.00  "
+             "\n==================================================\n%sDrafts: 20\nDraft tokens: 40\nAccepted tokens: "
+             "10\nPer-position acceptance (%%):\n  Position 0: 40.00\n  Position 1: 10.00\n",
+             head, head);
+    const char *path = write_temp(text);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double pos2[2] = { 13, 3 };
+    expect_counts(&c, 2, 30, 60, 16, pos2, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "2 'vllm bench serve' Speculative Decoding blocks"));
+    /* without positions: --gamma */
+    snprintf(text, sizeof text, "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, NULL, 1, "give the number of speculative tokens with --gamma");
+    sd_counts_options g2 = { .gamma = 2 };
+    path = write_temp(text);
+    c = load_ok(path, &g2);
+    unlink(path);
+    expect_counts(&c, 2, 10, 20, 6, NULL, NULL);
+    ck_assert_int_eq(c.has_positions, 0);
+    /* malformed, missing, inconsistent */
+    snprintf(text, sizeof text, "x\n%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: six\n", head);
+    expect_fail_at(text, NULL, 5, "cannot read Accepted tokens: 'six'");
+    snprintf(text, sizeof text, "%sDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, NULL, 1, "without 'Drafts:'");
+    snprintf(text, sizeof text, "%sAcceptance length: 2.60\nDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, &g2, 1, "acceptance length 2.6 is not 1 + accepted / drafts = 1.6");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\nPer-position acceptance (%%):\n  Position 1: 50.00\n",
+             head);
+    expect_fail_at(text, NULL, 6, "expected Position 0");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 30\nAccepted tokens: 6\nPer-position acceptance (%%):\n  Position 0: "
+             "50.00\n  Position 1: 10.00\n",
+             head);
+    expect_fail_at(text, NULL, 1, "30 draft tokens in 10 drafts is more than gamma = 2 per draft");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 7\nPer-position acceptance (%%):\n  Position 0: "
+             "50.00\n  Position 1: 10.00\n",
+             head);
+    expect_fail_at(text, NULL, 1, "no whole per-position counts of 10 drafts");
+}
+END_TEST
+
+START_TEST(vllm_offline_summary)
+{
+    /* 523 drafts: 0.77 allows 401..405, 0.53 275..279, 0.34 176..180, 0.18 92..96; rounded
+     * 403, 277, 178, 94 sum to 952, two short of 954, raised front first: 405 */
+    sd_counts c = load_ok(fixture("counters-vllm-offline.txt"), NULL);
+    const double pos[4] = { 405, 277, 178, 94 };
+    ck_assert_str_eq(c.format, "vllm-offline");
+    ck_assert_int_eq(c.has_positions, 1);
+    expect_counts(&c, 4, 523, 2092, 954, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = its 4 'acceptance at token' lines"));
+    /* two runs, the old eagle.py spacing ("token 0:0.50") */
+    const char *two = "num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nmean acceptance length: 1.60\n"
+                      "acceptance at token 0:0.50\nacceptance at token 1:0.10\n"
+                      "num_drafts: 4\nnum_draft_tokens: 8\nnum_accepted_tokens: 3\nacceptance at token 0: 0.50\n"
+                      "acceptance at token 1: 0.25\n";
+    const char *path = write_temp(two);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double pos2[2] = { 7, 2 };
+    expect_counts(&c, 2, 14, 28, 9, pos2, NULL);
+    expect_fail_at("acceptance at token 0: 0.50\n", NULL, 1, "before 'num_drafts:'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\n", NULL, 1,
+                   "without 'acceptance at token 0:'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nmean acceptance length: 1.70\n"
+                   "acceptance at token 0: 0.50\nacceptance at token 1: 0.10\n",
+                   NULL, 1, "mean acceptance length 1.7 is not 1 + accepted / drafts = 1.6");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nacceptance at token 0: 0.50\n"
+                   "acceptance at token 2: 0.10\n",
+                   NULL, 5, "expected 'acceptance at token 1'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nacceptance at token 0: 0.10\n"
+                   "acceptance at token 1: 0.50\n",
+                   NULL, 1, "rise");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 30\nnum_accepted_tokens: 6\nacceptance at token 0: 0.50\n"
+                   "acceptance at token 1: 0.10\n",
+                   NULL, 1, "expected accepted <= draft tokens <= drafts x gamma");
+    expect_fail_at("num_drafts: 10\nnum_drafts: 10\n", NULL, 1, "without 'num_draft_tokens:'");
+    expect_fail_at("num_drafts: ten\n", NULL, 1, "cannot read num_drafts: 'ten'");
+}
+END_TEST
+
+/* ---- SGLang --------------------------------------------------------------------------------- */
+
+START_TEST(sglang_decode)
+{
+    /* version A: 2.78 / 4 = 0.695, 2.60 / 4 = 0.65, 3.12 / 4 = 0.78 fit gamma 3 and nothing
+     * else; version B: 1.78 / 3 = 0.593, 1.60 / 3 = 0.533, 2.12 / 3 = 0.707.  Either way the
+     * gauge is the mean (2.78 + 2.60 + 3.12) / 3 - 1 = 11 / 6 accepted tokens per verify. */
+    const char *fx[2] = { "counters-sglang-a.log", "counters-sglang-b.log" };
+    const char *ver[2] = { "version A's rate = len / (gamma + 1)", "version B's rate = (len - 1) / gamma" };
+    const char *given[2] = { "fits version A", "fits version B" };
+    sd_counts_options g3 = { .gamma = 3 };
+    for (int k = 0; k < 2; k++) {
+        sd_counts c = load_ok(fixture(fx[k]), NULL);
+        ck_assert_str_eq(c.format, "sglang");
+        ck_assert_int_eq(c.gauge, 1);
+        ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+        ck_assert_uint_eq(c.gamma, 3);
+        ck_assert_double_eq_tol(c.mean_accepted, 11.0 / 6.0, 1e-12);
+        ck_assert_double_eq(c.drafts, 0.0);
+        ck_assert_double_eq(c.reached[0], 0.0);
+        ck_assert_msg(strstr(c.notes, ver[k]) != NULL, "%s", c.notes);
+        c = load_ok(fixture(fx[k]), &g3);
+        ck_assert_msg(strstr(c.notes, given[k]) != NULL, "%s", c.notes);
+    }
+    /* gamma 4: 2.78 / 5 = 0.556 and 1.78 / 4 = 0.445 are both far from 0.70 */
+    sd_counts_options g4 = { .gamma = 4 };
+    expect_fail_path(fixture("counters-sglang-a.log"), &g4, ":3: accept len 2.78 and accept rate 0.7 fit neither");
+    /* version 0 prints no rate: gamma only from --gamma */
+    const char *v0 = "[2025-06-01 12:00:00 TP0] Decode batch. #running-req: 8, #token: 5120, token usage: 0.03, accept "
+                     "len: 2.78, gen throughput (token/s): 612.34, #queue-req: 0\n";
+    expect_fail_at(v0, NULL, 1, "no accept rate, so no draft length: give the draft length");
+    expect_fail_at(v0, NULL, 1, "--gamma");
+    const char *path = write_temp(v0);
+    sd_counts c = load_ok(path, &g3);
+    unlink(path);
+    ck_assert_double_eq_tol(c.mean_accepted, 1.78, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = 3 from --gamma."));
+    /* 2.00 and 0.50 fit A with gamma 3 (2 / 4) and B with gamma 2 (1 / 2): refused */
+    expect_fail_at("x\nDecode batch, #running-req: 1, accept len: 2.00, accept rate: 0.50, \n", NULL, 2,
+                   "fit more than one draft length or version");
+    expect_fail_at("Decode batch, #running-req: 1, accept len: 4.50, \n", &g3, 1,
+                   "accept len 4.5 is more than gamma + 1 = 4 tokens per verify");
+    expect_fail_at("Decode batch, accept len: 0.50, \n", &g3, 1, "expected a length >= 1");
+    expect_fail_at("Decode batch, accept len: two, \n", &g3, 1, "cannot read the accept len");
+    expect_fail_at("Decode batch, accept len: 2.00, accept rate: 1.5, \n", &g3, 1, "outside [0, 1]");
+    /* 1.00 and 0.90: 1 / (gamma + 1) <= 0.5, 0 / gamma = 0 */
+    expect_fail_at("Decode batch, accept len: 1.00, accept rate: 0.90, \n", NULL, 1, "for no gamma in [1, 64]");
 }
 END_TEST
 
@@ -544,7 +730,7 @@ START_TEST(reader_table)
         ck_assert(sd_counters_readers[n].detect != NULL);
         ck_assert(sd_counters_readers[n].read != NULL);
     }
-    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(n, 10);
     ck_assert_ptr_null(f[n]);
     ck_assert(sd_counters_readers[n].read == NULL);
     /* only the scrape takes select and since; prometheus is the one fallback */
@@ -560,7 +746,19 @@ START_TEST(reader_table)
     ck_assert(!sd_prometheus_detect("vllm:num_requests_running 1", 0));
     ck_assert(sd_vllm_v1_detect("INFO [metrics.py:84] SpecDecoding metrics: Accepted: 1 tokens", 0));
     ck_assert(!sd_vllm_v1_detect("SpecDecoding metrics Accepted", 0));
-    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5, System efficiency: 0.4", 0));
+    ck_assert(!sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(sd_vllm_v1_early_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(!sd_vllm_v1_early_detect("Speculative metrics: Number of speculative tokens: 3", 0));
+    ck_assert(sd_vllm_bench_detect("---------------Speculative Decoding---------------", 0));
+    ck_assert(!sd_vllm_bench_detect("Speculative Decoding", 0));
+    ck_assert(!sd_vllm_bench_detect("--- Speculative Decoding ---", 0));
+    ck_assert(sd_vllm_offline_detect("num_drafts: 3", 0));
+    ck_assert(sd_vllm_offline_detect("acceptance at token 0: 0.50", 0));
+    ck_assert(!sd_vllm_offline_detect("num_drafts = 3", 0));
+    ck_assert(sd_sglang_detect("[x TP0] Decode batch, #running-req: 1, accept len: 1.50, ", 0));
+    ck_assert(sd_sglang_detect("Decode batch. #running-req: 1, accept len: 1.50", 0));
+    ck_assert(!sd_sglang_detect("Decode batch, #running-req: 1, #token: 5", 0));
     ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
     ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
     ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
@@ -788,6 +986,10 @@ Suite *counters_suite(void)
     tcase_add_test(tc, vllm_v1_log);
     tcase_add_test(tc, vllm_v1_derivation);
     tcase_add_test(tc, vllm_v0_log);
+    tcase_add_test(tc, vllm_v1_early_log);
+    tcase_add_test(tc, vllm_bench_block);
+    tcase_add_test(tc, vllm_offline_summary);
+    tcase_add_test(tc, sglang_decode);
     tcase_add_test(tc, llama_log);
     tcase_add_test(tc, llama_without_rates);
     tcase_add_test(tc, tsv_shapes);
