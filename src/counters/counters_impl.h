@@ -90,11 +90,11 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
 
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 
-/* prometheus.c: a saved /metrics scrape with vLLM's counters (the fallback).
- * detect: the line, past its blanks, starts with vllm:spec_decode_ (a
- * sample's name, plain or as {"vllm:spec_decode_), or it is the file's
+/* prometheus.c: a saved /metrics scrape with vLLM's or llama.cpp's counters (the
+ * fallback).  detect: the line, past its blanks, starts with vllm:spec_decode_ or
+ * llamacpp:spec_decode_ (a sample's name, plain or as {"...), or it is the file's
  * first line that is not blank and starts with "# HELP " or "# TYPE ".  read: every line checked
- * as exposition text; the four counters summed over the label sets (or the
+ * as exposition text; one engine's four counters summed over the label sets (or the
  * one opt->select picks), less those of the scrape opt->since. */
 int sd_prometheus_detect(const char *line, int first);
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);

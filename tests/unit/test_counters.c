@@ -191,6 +191,42 @@ END_TEST
 
 /* ---- the logs -------------------------------------------------------------------------------- */
 
+/* llama.cpp's /metrics: vLLM's names under llamacpp: (PR #26389). */
+START_TEST(prometheus_llamacpp)
+{
+    sd_counts c = load_ok(fixture("counters-llamacpp.prom"), NULL);
+    const double pos[3] = { 70, 55, 42 };
+    ck_assert_str_eq(c.format, "prometheus");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    expect_counts(&c, 3, 87, 259, 167, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Read llama.cpp's counters"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "not checked in its source"));
+    ck_assert_ptr_null(strstr(c.notes, "vLLM"));
+    /* the names without _total, as the PR lists them */
+    const char *plain = "llamacpp:spec_decode_num_drafts 10\nllamacpp:spec_decode_num_draft_tokens 20\n"
+                        "llamacpp:spec_decode_num_accepted_tokens 9\n"
+                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"0\"} 6\n"
+                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"1\"} 3\n";
+    const char *path = write_temp(plain);
+    c = load_ok(path, NULL);
+    const double pos2[2] = { 6, 3 };
+    expect_counts(&c, 2, 10, 20, 9, pos2, NULL);
+    /* an earlier scrape of another engine */
+    sd_counts_options o = { .since = fixture("counters-since-early.prom") };
+    expect_fail_path(path, &o, "has vLLM's counters, this scrape llama.cpp's");
+    unlink(path);
+    /* one engine per scrape; missing counters named with the engine's prefix */
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts 10\n", NULL, 2,
+                   "llamacpp:spec_decode_num_drafts is llama.cpp's, but line 1 has vLLM's counters");
+    expect_fail_at("llamacpp:spec_decode_num_drafts_total 10\n", NULL, 0,
+                   "missing counters: llamacpp:spec_decode_num_draft_tokens, llamacpp:spec_decode_num_accepted_tokens");
+    expect_fail_at("# TYPE llamacpp:spec_decode_num_drafts gauge\n", NULL, 1,
+                   "is declared a gauge; llama.cpp's is a counter");
+    ck_assert(sd_prometheus_detect("llamacpp:spec_decode_num_drafts 3", 0));
+    ck_assert(!sd_prometheus_detect("llamacpp:tokens_predicted_total 3", 0));
+}
+END_TEST
+
 START_TEST(vllm_v1_log)
 {
     sd_counts c = load_ok(fixture("counters-vllm-v1.log"), NULL);
@@ -604,8 +640,9 @@ START_TEST(bad_prometheus)
     expect_fail_at("# TYPE x gauge\nx 1 2 3\n", NULL, 2, "timestamp");
     expect_fail_at("# TYPE vllm:spec_decode_num_drafts_total gauge\n", NULL, 1, "is declared a gauge");
     expect_fail_at("# HELP x \\t\n", NULL, 1, "HELP");
-    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "missing counters: vllm:spec_decode_num_drafts, "
-                                                    "vllm:spec_decode_num_draft_tokens");
+    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "no speculative-decoding counters: expected vLLM's "
+                                                    "vllm:spec_decode_num_drafts, vllm:spec_decode_num_draft_tokens");
+    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "or llama.cpp's llamacpp:spec_decode_num_drafts, ");
     expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", NULL, 0,
                    "missing counters: vllm:spec_decode_num_draft_tokens, vllm:spec_decode_num_accepted_tokens, "
                    "vllm:spec_decode_num_accepted_tokens_per_pos");
@@ -635,7 +672,8 @@ START_TEST(bad_prometheus)
     expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n" PROM_OK_TAIL, NULL, 1,
                    "has no vllm:spec_decode_num_draft_tokens");
     sd_counts_options sel = { .select = "engine=7" };
-    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0, "missing counters with engine=7");
+    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0,
+                   "no speculative-decoding counters with engine=7");
     sd_counts_options bad_sel = { .select = "engine" };
     expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", &bad_sel, 0, "expected label=value");
 }
@@ -983,6 +1021,7 @@ Suite *counters_suite(void)
     tcase_add_test(tc, prometheus_two_engines);
     tcase_add_test(tc, prometheus_since);
     tcase_add_test(tc, prometheus_syntax);
+    tcase_add_test(tc, prometheus_llamacpp);
     tcase_add_test(tc, vllm_v1_log);
     tcase_add_test(tc, vllm_v1_derivation);
     tcase_add_test(tc, vllm_v0_log);
