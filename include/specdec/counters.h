@@ -2,7 +2,7 @@
  *
  * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
- * many drafts had their first i+1 tokens all accepted.  Ten formats, each
+ * many drafts had their first i+1 tokens all accepted.  Eleven formats, each
  * read exactly as its engine writes it (the reader of each, one file per
  * format under src/counters/, cites the source):
  *
@@ -36,6 +36,9 @@
  *               lines: a gauge (the plain mean of the windows' accept len,
  *               less the bonus token); gamma from opt->gamma or from the
  *               rates when exactly one draft length and version fit
+ *   trtllm-bench  the "DECODING STATISTICS" block of trtllm-bench: a gauge
+ *               (gamma x average accepted / average draft tokens); gamma from
+ *               AL = 1 + gamma x DAR or opt->gamma
  *
  * A format is detected from the content unless the caller names it.  Only
  * the lines a format defines are read: other lines of a log are ignored, but
@@ -91,7 +94,7 @@ typedef struct {
     double emitted_tokens;  /* tokens emitted, one per draft beyond its accepted prefix (the
                              * correction or bonus token), whole: drafts <= emitted <=
                              * drafts + accepted tokens; 0 unless has_emitted */
-    int gauge;              /* 1: the source gives a mean, not counts (a Prometheus gauge, SGLang's lines):
+    int gauge;              /* 1: the source gives a mean, not counts (SGLang's lines, trtllm-bench):
                              * mean_accepted is the accepted tokens per draft (PREFIX, no
                              * positions), drafts, draft_tokens, accepted_tokens and the
                              * per-position counts are 0 and reached[] is unknown (all 0) */
@@ -144,7 +147,8 @@ SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_
 
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
  * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-v1-early",
- * "vllm-bench", "vllm-offline", "sglang".  Static; never fails. */
+ * "vllm-bench", "vllm-offline", "sglang", "trtllm-bench".  Static; never
+ * fails. */
 SD_API const char *const *sd_counters_formats(void);
 
 #endif

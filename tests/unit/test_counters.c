@@ -89,10 +89,11 @@ START_TEST(format_names)
 {
     const char *const *f = sd_counters_formats();
     static const char *const want[] = { "prometheus", "vllm-v1",    "vllm-v0",      "llama.cpp", "tsv",
-                                        "histogram",  "vllm-v1-early", "vllm-bench", "vllm-offline", "sglang" };
-    for (size_t i = 0; i < 10; i++)
+                                        "histogram",  "vllm-v1-early", "vllm-bench", "vllm-offline", "sglang",
+                                        "trtllm-bench" };
+    for (size_t i = 0; i < 11; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[10]);
+    ck_assert_ptr_null(f[11]);
 }
 END_TEST
 
@@ -479,6 +480,55 @@ START_TEST(sglang_decode)
 }
 END_TEST
 
+/* ---- TensorRT-LLM ------------------------------------------------------------------------------ */
+
+START_TEST(trtllm_bench_block)
+{
+    /* AL = 1 + gamma DAR: 2.64 = 1 + 3 x 0.55 (2.65, within 0.005 + 3 x 0.005) for every
+     * statistic and no other gamma; the gauge 3 x 149.83 / 276.00 = 449.49 / 276 */
+    sd_counts c = load_ok(fixture("counters-trtllm-bench.txt"), NULL);
+    ck_assert_str_eq(c.format, "trtllm-bench");
+    ck_assert_int_eq(c.gauge, 1);
+    ck_assert_uint_eq(c.gamma, 3);
+    ck_assert_double_eq_tol(c.mean_accepted, 449.49 / 276.0, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = 3 read from the block"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "assumed by trtllm-bench, not measured"));
+    sd_counts_options g3 = { .gamma = 3 }, g4 = { .gamma = 4 };
+    c = load_ok(fixture("counters-trtllm-bench.txt"), &g3);
+    ck_assert_ptr_nonnull(strstr(c.notes, "from --gamma"));
+    expect_fail_path(fixture("counters-trtllm-bench.txt"), &g4, ":3: gamma 4 does not fit the block");
+
+    /* one statistic per line, all 28 needed; the affine identity decides gamma */
+    char text[2000];
+    int n = snprintf(text, sizeof text, "= DECODING STATISTICS (MTP)\n");
+    static const char *const tag[4] = { "DT", "ADT", "DAR", "AL" };
+    static const char *const key[7] = { "MINIMUM", "MAXIMUM", "AVERAGE", "P50", "P90", "P95", "P99" };
+    static const char *const val[4] = { "100.00", "50.00", "0.50", "1.50" };
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 7; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "[%s] %-7s: %s\n", tag[t], key[k], val[t]);
+    /* 1.50 = 1 + gamma x 0.50 fits gamma 1 only (gamma 2 gives 2.00 +- 0.01) */
+    const char *path = write_temp(text);
+    c = load_ok(path, NULL);
+    unlink(path);
+    ck_assert_uint_eq(c.gamma, 1);
+    ck_assert_double_eq_tol(c.mean_accepted, 0.5, 1e-12);
+    /* DAR 0.00 and AL 1.00: every gamma fits */
+    char flat[2000];
+    snprintf(flat, sizeof flat, "%s", text);
+    for (char *p = flat; (p = strstr(p, "0.50\n")) != NULL;)
+        memcpy(p, "0.00", 4);
+    for (char *p = flat; (p = strstr(p, "1.50\n")) != NULL;)
+        memcpy(p, "1.00", 4);
+    expect_fail_at(flat, NULL, 1, "several draft lengths fit AL = 1 + gamma x DAR");
+    expect_fail_at(flat, NULL, 1, "--gamma");
+    expect_fail_at("= DECODING STATISTICS (MTP)\n[DT] MINIMUM: 100.00\n", NULL, 1, "has no '[DT] MAXIMUM' line");
+    expect_fail_at("= DECODING STATISTICS (MTP)\n[DT] MINIMUM: lots\n", NULL, 2, "cannot read '[DT] MINIMUM: lots'");
+    expect_fail_at("[DT] MINIMUM: 1.00\n", NULL, 1, "before '= DECODING STATISTICS'");
+    expect_fail_at("= DECODING STATISTICS (A)\n= DECODING STATISTICS (B)\n", NULL, 2, "a second DECODING STATISTICS");
+}
+END_TEST
+
 START_TEST(llama_log)
 {
     /* requests of 10 and 7 drafts of at most 4 tokens, 31 and 20 drafted */
@@ -768,7 +818,7 @@ START_TEST(reader_table)
         ck_assert(sd_counters_readers[n].detect != NULL);
         ck_assert(sd_counters_readers[n].read != NULL);
     }
-    ck_assert_uint_eq(n, 10);
+    ck_assert_uint_eq(n, 11);
     ck_assert_ptr_null(f[n]);
     ck_assert(sd_counters_readers[n].read == NULL);
     /* only the scrape takes select and since; prometheus is the one fallback */
@@ -797,6 +847,9 @@ START_TEST(reader_table)
     ck_assert(sd_sglang_detect("[x TP0] Decode batch, #running-req: 1, accept len: 1.50, ", 0));
     ck_assert(sd_sglang_detect("Decode batch. #running-req: 1, accept len: 1.50", 0));
     ck_assert(!sd_sglang_detect("Decode batch, #running-req: 1, #token: 5", 0));
+    ck_assert(sd_trtllm_bench_detect("= DECODING STATISTICS (Eagle)", 0));
+    ck_assert(sd_trtllm_bench_detect("[DAR] AVERAGE: 0.55", 0));
+    ck_assert(!sd_trtllm_bench_detect("[DARK] AVERAGE: 0.55", 0));
     ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
     ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
     ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
@@ -1029,6 +1082,7 @@ Suite *counters_suite(void)
     tcase_add_test(tc, vllm_bench_block);
     tcase_add_test(tc, vllm_offline_summary);
     tcase_add_test(tc, sglang_decode);
+    tcase_add_test(tc, trtllm_bench_block);
     tcase_add_test(tc, llama_log);
     tcase_add_test(tc, llama_without_rates);
     tcase_add_test(tc, tsv_shapes);
