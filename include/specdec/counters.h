@@ -2,7 +2,7 @@
  *
  * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
- * many drafts had their first i+1 tokens all accepted.  Eleven formats, each
+ * many drafts had their first i+1 tokens all accepted.  Twelve formats, each
  * read exactly as its engine writes it (the reader of each, one file per
  * format under src/counters/, cites the source):
  *
@@ -39,6 +39,8 @@
  *   trtllm-bench  the "DECODING STATISTICS" block of trtllm-bench: a gauge
  *               (gamma x average accepted / average draft tokens); gamma from
  *               AL = 1 + gamma x DAR or opt->gamma
+ *   llama-speculative  llama.cpp's ./speculative final counters: gamma =
+ *               n_draft, drafts = n_predict - n_accept, no positions
  *
  * A format is detected from the content unless the caller names it.  Only
  * the lines a format defines are read: other lines of a log are ignored, but
@@ -147,8 +149,8 @@ SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_
 
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
  * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-v1-early",
- * "vllm-bench", "vllm-offline", "sglang", "trtllm-bench".  Static; never
- * fails. */
+ * "vllm-bench", "vllm-offline", "sglang", "trtllm-bench",
+ * "llama-speculative".  Static; never fails. */
 SD_API const char *const *sd_counters_formats(void);
 
 #endif

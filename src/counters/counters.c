@@ -33,6 +33,8 @@ const sd_counters_reader sd_counters_readers[] = {
     { .name = "sglang", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_sglang_detect, .read = sd_sglang_read },
     { .name = "trtllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_trtllm_bench_detect,
       .read = sd_trtllm_bench_read },
+    { .name = "llama-speculative", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_llama_speculative_detect,
+      .read = sd_llama_speculative_read },
     { .name = "" },
 };
 
@@ -42,7 +44,8 @@ static const char *const FORMATS[] = {
     sd_counters_readers[0].name, sd_counters_readers[1].name, sd_counters_readers[2].name,
     sd_counters_readers[3].name, sd_counters_readers[4].name, sd_counters_readers[5].name,
     sd_counters_readers[6].name, sd_counters_readers[7].name, sd_counters_readers[8].name,
-    sd_counters_readers[9].name, sd_counters_readers[10].name, NULL,
+    sd_counters_readers[9].name, sd_counters_readers[10].name,
+    sd_counters_readers[11].name, NULL,
 };
 _Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
 
@@ -122,7 +125,8 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
                           "metrics:' or 'Speculative metrics:' log lines, a 'vllm bench serve' Speculative Decoding "
                           "block, a vLLM spec_decode.py summary, SGLang 'Decode batch ... accept len' lines, a trtllm-bench "
                           "DECODING STATISTICS block, llama.cpp "
-                          "'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, drafts, "
+                          "'draft acceptance' or 'statistics' lines, llama.cpp's speculative example's n_drafted and n_accept, or a "
+                          "TSV with the columns gamma, drafts, "
                           "accepted_1 ... or accepted, count",
                           cx->path);
 }

@@ -3,7 +3,7 @@
  * One reader per input format, each in its own file and citing the engine
  * source it follows: prometheus.c (with the writer), vllm_v1.c, vllm_v0.c,
  * llama_cpp.c, counts_tsv.c (the tsv and histogram tables), vllm_v1_early.c,
- * vllm_bench.c, vllm_offline.c, sglang.c and trtllm_bench.c.  The reader
+ * vllm_bench.c, vllm_offline.c, sglang.c, trtllm_bench.c and llama_speculative.c.  The reader
  * table sd_counters_readers (counters.c) names them; sd_counters_load
  * detects the format with the readers' recognisers, dispatches to one
  * reader, and holds its result to what counters.h promises (counts.c: the
@@ -149,6 +149,12 @@ sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts 
  * average ADT / average DT; gamma from the block (AL = 1 + gamma DAR) or opt->gamma. */
 int sd_trtllm_bench_detect(const char *line, int first);
 sd_status sd_trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* llama_speculative.c: the final counters of llama.cpp's speculative examples ("n_draft =",
+ * "n_predict =", "n_drafted =", "n_accept =", "accept ="), detected by any of the first four.
+ * read: gamma = n_draft, drafts = n_predict - n_accept, no positions, reached[] assumed. */
+int sd_llama_speculative_detect(const char *line, int first);
+sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
 /* counts_tsv.c: this project's tables, both read again from cx->path as TSV
  * files (sd_tsv_load), not from t.  The tsv table: detect: the header has

@@ -19,7 +19,8 @@ FUZZ_CC            ?= clang
 FUZZ_OPT           ?= -O1 -g
 FUZZ_NAMES         ?= parse tsv_dist presets scenario counters counters_prometheus counters_vllm_v1 \
                       counters_vllm_v0 counters_llama_cpp counters_tsv counters_histogram counters_vllm_v1_early \
-                      counters_vllm_bench counters_vllm_offline counters_sglang counters_trtllm_bench partial npy
+                      counters_vllm_bench counters_vllm_offline counters_sglang counters_trtllm_bench \
+                      counters_llama_speculative partial npy
 
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -27,7 +27,7 @@
  *     without positions; accepted <= draft tokens <= drafts x gamma; for
  *     PREFIX data with positions sum(accepted_at) = accepted_tokens; kind ANY
  *     only from vllm-v0, which has no positions; a gauge (only from sglang and trtllm-bench) has
- *     gamma and a mean accepted in [0, gamma] and no counts or positions; llama.cpp's reached sums to
+ *     gamma and a mean accepted in [0, gamma] and no counts or positions; llama.cpp's and llama-speculative's reached sums to
  *     the draft tokens, every other format's reached[i] is drafts (and
  *     reached_assumed 0); notes NUL-terminated and free of control bytes;
  *   - PREFIX data with positions written by sd_counters_write_prometheus reads
@@ -83,6 +83,12 @@ FUZZ_FN void check_notes(const sd_counts *c)
               (unsigned char)c->notes[i], i);
 }
 
+/* 1 for the formats whose reached[] is reconstructed from the drafted tokens (llama.cpp's). */
+FUZZ_FN int assumes_reached(const sd_counts *c)
+{
+    return strcmp(c->format, "llama.cpp") == 0 || strcmp(c->format, "llama-speculative") == 0;
+}
+
 FUZZ_FN void check_positions(const sd_counts *c)
 {
     double sum = 0.0;
@@ -98,13 +104,13 @@ FUZZ_FN void check_positions(const sd_counts *c)
               c->drafts);
         CHECK(i == 0 || r <= c->reached[i - 1], "reached rises at %zu", i);
         CHECK(c->has_positions || a == 0.0, "accepted_at[%zu] = %.17g without positions", i, a);
-        if (strcmp(c->format, "llama.cpp") != 0)
+        if (!assumes_reached(c))
             CHECK(r == c->drafts && !c->reached_assumed, "%s: reached[%zu] = %.17g, drafts %.17g", c->format, i, r,
                   c->drafts);
-        sum += strcmp(c->format, "llama.cpp") == 0 ? r : a;
+        sum += assumes_reached(c) ? r : a;
     }
-    if (strcmp(c->format, "llama.cpp") == 0)
-        CHECK(sum == c->draft_tokens, "llama.cpp: reached sums to %.17g, draft tokens %.17g", sum, c->draft_tokens);
+    if (assumes_reached(c))
+        CHECK(sum == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", sum, c->draft_tokens);
     else if (c->kind == SD_COUNTS_PREFIX && c->has_positions)
         CHECK(sum == c->accepted_tokens, "accepted_at sums to %.17g, accepted tokens %.17g", sum, c->accepted_tokens);
 }

@@ -90,10 +90,10 @@ START_TEST(format_names)
     const char *const *f = sd_counters_formats();
     static const char *const want[] = { "prometheus", "vllm-v1",    "vllm-v0",      "llama.cpp", "tsv",
                                         "histogram",  "vllm-v1-early", "vllm-bench", "vllm-offline", "sglang",
-                                        "trtllm-bench" };
-    for (size_t i = 0; i < 11; i++)
+                                        "trtllm-bench", "llama-speculative" };
+    for (size_t i = 0; i < 12; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[11]);
+    ck_assert_ptr_null(f[12]);
 }
 END_TEST
 
@@ -529,6 +529,44 @@ START_TEST(trtllm_bench_block)
 }
 END_TEST
 
+/* llama.cpp's ./speculative: gamma = n_draft, drafts = n_predict - n_accept. */
+START_TEST(llama_speculative_counters)
+{
+    /* 371 - 313 = 58 drafts; 912 tokens of at most 16: 58 x 15 = 870, 42 drafts one longer */
+    sd_counts c = load_ok(fixture("counters-llama-speculative.log"), NULL);
+    double reached[16];
+    for (size_t i = 0; i < 16; i++)
+        reached[i] = i < 15 ? 58 : 42;
+    ck_assert_str_eq(c.format, "llama-speculative");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 0);
+    ck_assert_int_eq(c.reached_assumed, 1);
+    expect_counts(&c, 16, 58, 912, 313, NULL, reached);
+    ck_assert_ptr_nonnull(strstr(c.notes, "drafts = n_predict - n_accept = 58"));
+    sd_counts_options g8 = { .gamma = 8 };
+    expect_fail_path(fixture("counters-llama-speculative.log"), &g8, ":6: gamma 8 was given, but n_draft = 16");
+    /* full drafts: nothing assumed; a parameter line with n_predict is not a field */
+    const char *full = "generate: n_ctx = 4096, n_predict = 256, n_keep = 0\nI n_draft   = 4\nI n_predict = 30\n"
+                       "I n_drafted = 40\nI n_accept  = 20\nI accept    = 50.000%\n";
+    const char *path = write_temp(full);
+    c = load_ok(path, NULL);
+    unlink(path);
+    expect_counts(&c, 4, 10, 40, 20, NULL, NULL);
+    ck_assert_int_eq(c.reached_assumed, 0);
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 5\nn_accept = 2\n", NULL, 3,
+                   "n_drafted = 5 tokens in n_predict - n_accept = 28 verifications of at most n_draft = 4: some "
+                   "verifications drafted nothing");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 40\nn_accept = 20\naccept = 40.000%\n", NULL, 5,
+                   "accept = 40% is not 100 n_accept / n_drafted = 50%");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 10\nn_accept = 20\n", NULL, 4,
+                   "expected n_accept <= n_drafted");
+    expect_fail_at("n_draft = 0\nn_predict = 30\nn_drafted = 10\nn_accept = 2\n", NULL, 1, "gamma must be in [1, 64]");
+    expect_fail_at("n_draft = 4\nn_predict = x\n", NULL, 2, "cannot read");
+    expect_fail_at("n_draft = 4\nn_draft = 4\n", NULL, 2, "a second");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_accept = 2\n", NULL, 0, "without 'n_drafted = N'");
+}
+END_TEST
+
 START_TEST(llama_log)
 {
     /* requests of 10 and 7 drafts of at most 4 tokens, 31 and 20 drafted */
@@ -818,7 +856,7 @@ START_TEST(reader_table)
         ck_assert(sd_counters_readers[n].detect != NULL);
         ck_assert(sd_counters_readers[n].read != NULL);
     }
-    ck_assert_uint_eq(n, 11);
+    ck_assert_uint_eq(n, 12);
     ck_assert_ptr_null(f[n]);
     ck_assert(sd_counters_readers[n].read == NULL);
     /* only the scrape takes select and since; prometheus is the one fallback */
@@ -850,6 +888,9 @@ START_TEST(reader_table)
     ck_assert(sd_trtllm_bench_detect("= DECODING STATISTICS (Eagle)", 0));
     ck_assert(sd_trtllm_bench_detect("[DAR] AVERAGE: 0.55", 0));
     ck_assert(!sd_trtllm_bench_detect("[DARK] AVERAGE: 0.55", 0));
+    ck_assert(sd_llama_speculative_detect("0.06.896.015 I n_drafted = 912", 0));
+    ck_assert(!sd_llama_speculative_detect("generate: n_ctx = 4096, n_predict = 256, n_keep = 0", 0));
+    ck_assert(!sd_llama_speculative_detect("xn_drafted = 912", 0));
     ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
     ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
     ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
@@ -1083,6 +1124,7 @@ Suite *counters_suite(void)
     tcase_add_test(tc, vllm_offline_summary);
     tcase_add_test(tc, sglang_decode);
     tcase_add_test(tc, trtllm_bench_block);
+    tcase_add_test(tc, llama_speculative_counters);
     tcase_add_test(tc, llama_log);
     tcase_add_test(tc, llama_without_rates);
     tcase_add_test(tc, tsv_shapes);
