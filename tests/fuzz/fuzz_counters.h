@@ -110,7 +110,8 @@ FUZZ_FN void check_positions(const sd_counts *c)
         sum += assumes_reached(c) ? r : a;
     }
     if (assumes_reached(c))
-        CHECK(sum == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", sum, c->draft_tokens);
+        CHECK(sum == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", c->format, sum,
+              c->draft_tokens);
     else if (c->kind == SD_COUNTS_PREFIX && c->has_positions)
         CHECK(sum == c->accepted_tokens, "accepted_at sums to %.17g, accepted tokens %.17g", sum, c->accepted_tokens);
 }
