@@ -80,6 +80,7 @@ F=$ROOT/tests/fixtures
 # format of tools/server/server-context.cpp, server_slot::print_timings): 50 accepted of 100
 # drafted tokens in 50 / (2 - 1) = 50 drafts, every one 2 tokens long, so alpha + alpha^2 = 1
 printf 'slot print_timings: id  0 | task 7 | draft acceptance = 0.50000 (   50 accepted /   100 generated), mean len =  2.00\n' > "$T/llama-mean.log"
+printf 'vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts_total 10\n' > "$T/mixed.prom"
 # almost nothing accepted: no gamma beats plain decoding at c = 0.5
 printf 'gamma\tdrafts\taccepted_1\n1\t1000\t20\n' > "$T/counts-hopeless.tsv"
 # the JSON readers' bad inputs (src/counters/vllm_request.c, llama_timings.c, sglang_request.c,

@@ -23,6 +23,24 @@
  *               draft_tokens, accepted_tokens); rows are summed
  *   histogram   columns accepted, count: drafts with exactly `accepted`
  *               accepted tokens (needs the draft length, opt->gamma)
+ *   vllm-v1-early  vLLM 0.8's first V1 lines "Speculative metrics: Draft
+ *               acceptance rate: .., Number of accepted tokens: .., Number of
+ *               draft tokens: .., " (no draft length: drafts = draft tokens /
+ *               opt->gamma, required; the lines are summed)
+ *   vllm-bench  the "Speculative Decoding" block of `vllm bench serve` (drafts,
+ *               tokens and per-position acceptance; blocks summed)
+ *   vllm-offline  the summary of vLLM's examples/offline_inference/
+ *               spec_decode.py (num_drafts, num_draft_tokens,
+ *               num_accepted_tokens, "acceptance at token i"; summed)
+ *   sglang      SGLang's "Decode batch ... accept len: x[, accept rate: y]"
+ *               lines: a gauge (the plain mean of the windows' accept len,
+ *               less the bonus token); gamma from opt->gamma or from the
+ *               rates when exactly one draft length and version fit
+ *   trtllm-bench  the "DECODING STATISTICS" block of trtllm-bench: a gauge
+ *               (gamma x average accepted / average draft tokens); gamma from
+ *               AL = 1 + gamma x DAR or opt->gamma
+ *   llama-speculative  llama.cpp's ./speculative final counters: gamma =
+ *               n_draft, drafts = n_predict - n_accept, no positions
  *   vllm-request     vLLM's per-request metrics.speculative_decoding JSON
  *               (acceptance_histogram: exact per-position counts); responses summed
  *   llama-timings    llama-server's per-response "timings" (draft_n,
@@ -88,7 +106,7 @@ typedef struct {
     double emitted_tokens;  /* tokens emitted, one per draft beyond its accepted prefix (the
                              * correction or bonus token), whole: drafts <= emitted <=
                              * drafts + accepted tokens; 0 unless has_emitted */
-    int gauge;              /* 1: the source gives a mean, not counts (a Prometheus gauge):
+    int gauge;              /* 1: the source gives a mean, not counts (SGLang's lines, trtllm-bench):
                              * mean_accepted is the accepted tokens per draft (PREFIX, no
                              * positions), drafts, draft_tokens, accepted_tokens and the
                              * per-position counts are 0 and reached[] is unknown (all 0) */
@@ -106,7 +124,8 @@ typedef struct {
     const char *since;  /* an earlier scrape of the same server (prometheus): the counts
                          * are the difference; NULL: none */
     size_t gamma;       /* the draft length where the source does not state it: required
-                         * by histogram; used by vLLM V1 lines that give neither a mean
+                         * by histogram and vllm-v1-early (and by sglang lines whose rates do
+                         * not determine it, and vllm-bench blocks without positions); used by vLLM V1 lines that give neither a mean
                          * acceptance length nor per-position rates (drafts = Drafted /
                          * gamma) and by llama.cpp logs without per-position rates; where
                          * the source states it, the two must agree.  0: not given */
@@ -157,9 +176,10 @@ SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_
 SD_API sd_status sd_counters_write_profile(const sd_counts *c, FILE *out, sd_error *err);
 
 /* The format names, NULL-terminated, in a fixed order: "prometheus",
- * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-request",
- * "llama-timings", "sglang-request", "speculation-profile".  Static; never
- * fails. */
+ * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-v1-early",
+ * "vllm-bench", "vllm-offline", "sglang", "trtllm-bench", "llama-speculative",
+ * "vllm-request", "llama-timings", "sglang-request", "speculation-profile".
+ * Static; never fails. */
 SD_API const char *const *sd_counters_formats(void);
 
 #endif

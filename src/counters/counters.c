@@ -25,6 +25,16 @@ const sd_counters_reader sd_counters_readers[] = {
     { .name = "tsv", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_detect, .read = sd_counts_tsv_read },
     { .name = "histogram", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_histogram_detect,
       .read = sd_counts_tsv_histogram_read },
+    { .name = "vllm-v1-early", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_v1_early_detect,
+      .read = sd_vllm_v1_early_read },
+    { .name = "vllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_bench_detect, .read = sd_vllm_bench_read },
+    { .name = "vllm-offline", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_offline_detect,
+      .read = sd_vllm_offline_read },
+    { .name = "sglang", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_sglang_detect, .read = sd_sglang_read },
+    { .name = "trtllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_trtllm_bench_detect,
+      .read = sd_trtllm_bench_read },
+    { .name = "llama-speculative", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_llama_speculative_detect,
+      .read = sd_llama_speculative_read },
     { .name = "vllm-request", .by = SD_COUNTERS_BY_JSON, .detect = sd_vllm_request_detect,
       .read = sd_vllm_request_read },
     { .name = "llama-timings", .by = SD_COUNTERS_BY_JSON, .detect = sd_llama_timings_detect,
@@ -42,8 +52,9 @@ static const char *const FORMATS[] = {
     sd_counters_readers[0].name, sd_counters_readers[1].name, sd_counters_readers[2].name,
     sd_counters_readers[3].name, sd_counters_readers[4].name, sd_counters_readers[5].name,
     sd_counters_readers[6].name, sd_counters_readers[7].name, sd_counters_readers[8].name,
-    sd_counters_readers[9].name,
-    NULL,
+    sd_counters_readers[9].name, sd_counters_readers[10].name, sd_counters_readers[11].name,
+    sd_counters_readers[12].name, sd_counters_readers[13].name, sd_counters_readers[14].name,
+    sd_counters_readers[15].name, NULL,
 };
 _Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
 
@@ -133,10 +144,13 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
             }
     return sd_status_fail(cx->err, SD_EINVAL,
                           "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
-                          "vllm:spec_decode_* counters, vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' log "
-                          "lines, llama.cpp 'draft acceptance' or 'statistics' lines, or a TSV with the columns gamma, "
-                          "drafts, accepted_1 ... or accepted, count, or JSON (vLLM per-request, llama-server timings, SGLang "
-                          "meta_info, speculation_profile.json)",
+                          "vllm:spec_decode_* or llama.cpp's llamacpp:spec_decode_* counters, vLLM 'SpecDecoding "
+                          "metrics:' or 'Speculative metrics:' log lines, a 'vllm bench serve' Speculative Decoding "
+                          "block, a vLLM spec_decode.py summary, SGLang 'Decode batch ... accept len' lines, a "
+                          "trtllm-bench DECODING STATISTICS block, llama.cpp 'draft acceptance' or 'statistics' lines, "
+                          "llama.cpp's speculative example's n_drafted and n_accept, a TSV with the columns gamma, "
+                          "drafts, accepted_1 ... or accepted, count, or JSON (vLLM per-request metrics, llama-server "
+                          "timings, SGLang meta_info, speculation_profile.json)",
                           cx->path);
 }
 
@@ -144,7 +158,7 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 {
     if (cx->opt->format != NULL) {
-        char list[200] = "";
+        char list[300] = "";
         for (size_t i = 0; i < NREADERS; i++) {
             if (strcmp(cx->opt->format, sd_counters_readers[i].name) == 0) {
                 *f = i;

@@ -2,7 +2,8 @@
  *
  * One reader per input format, each in its own file and citing the engine
  * source it follows: prometheus.c (with the writer), vllm_v1.c, vllm_v0.c,
- * llama_cpp.c, and counts_tsv.c (the tsv and histogram tables).  The reader
+ * llama_cpp.c, counts_tsv.c (the tsv and histogram tables), vllm_v1_early.c,
+ * vllm_bench.c, vllm_offline.c, sglang.c, trtllm_bench.c and llama_speculative.c.  The reader
  * table sd_counters_readers (counters.c) names them; sd_counters_load
  * detects the format with the readers' recognisers, dispatches to one
  * reader, and holds its result to what counters.h promises (counts.c: the
@@ -102,11 +103,11 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
 
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 
-/* prometheus.c: a saved /metrics scrape with vLLM's counters (the fallback).
- * detect: the line, past its blanks, starts with vllm:spec_decode_ (a
- * sample's name, plain or as {"vllm:spec_decode_), or it is the file's
+/* prometheus.c: a saved /metrics scrape with vLLM's or llama.cpp's counters (the
+ * fallback).  detect: the line, past its blanks, starts with vllm:spec_decode_ or
+ * llamacpp:spec_decode_ (a sample's name, plain or as {"...), or it is the file's
  * first line that is not blank and starts with "# HELP " or "# TYPE ".  read: every line checked
- * as exposition text; the four counters summed over the label sets (or the
+ * as exposition text; one engine's four counters summed over the label sets (or the
  * one opt->select picks), less those of the scrape opt->since. */
 int sd_prometheus_detect(const char *line, int first);
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
@@ -129,6 +130,44 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
  * assumed as the notes say. */
 int sd_llama_cpp_detect(const char *line, int first);
 sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_v1_early.c: vLLM 0.8's first V1 line "Speculative metrics: Draft acceptance rate: ..,
+ * Number of accepted tokens: .., Number of draft tokens: .., ".  detect: the marker
+ * "Speculative metrics:" without V0's speculative tokens, system efficiency or emitted
+ * tokens.  read: the lines summed, drafts = draft tokens / opt->gamma (required). */
+int sd_vllm_v1_early_detect(const char *line, int first);
+sd_status sd_vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_bench.c: `vllm bench serve`'s "Speculative Decoding" block.  detect: its header
+ * line (dashes around "Speculative Decoding").  read: each block's counts and per-position
+ * counts derived from the printed rates, the blocks summed. */
+int sd_vllm_bench_detect(const char *line, int first);
+sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* vllm_offline.c: examples/offline_inference/spec_decode.py's summary.  detect: a line
+ * "num_drafts:", "num_draft_tokens:", "num_accepted_tokens:", "mean acceptance length:" or
+ * "acceptance at token i:".  read: each summary (from its num_drafts line) with its
+ * per-position counts derived, the summaries summed. */
+int sd_vllm_offline_detect(const char *line, int first);
+sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* sglang.c: SGLang's "Decode batch ... accept len: x[, accept rate: y]" lines.  detect: a
+ * "Decode batch" line with "accept len:".  read: a gauge, the plain mean of the lines'
+ * accept len - 1; gamma from opt->gamma or the one (version, gamma) the rates fit. */
+int sd_sglang_detect(const char *line, int first);
+sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* trtllm_bench.c: trtllm-bench's "DECODING STATISTICS" block.  detect: its "= DECODING
+ * STATISTICS" line or a "[DT] ", "[ADT] ", "[DAR] ", "[AL] " line.  read: a gauge, gamma x
+ * average ADT / average DT; gamma from the block (AL = 1 + gamma DAR) or opt->gamma. */
+int sd_trtllm_bench_detect(const char *line, int first);
+sd_status sd_trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+
+/* llama_speculative.c: the final counters of llama.cpp's speculative examples ("n_draft =",
+ * "n_predict =", "n_drafted =", "n_accept =", "accept ="), detected by any of the first four.
+ * read: gamma = n_draft, drafts = n_predict - n_accept, no positions, reached[] assumed. */
+int sd_llama_speculative_detect(const char *line, int first);
+sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
 /* counts_tsv.c: this project's tables, both read again from cx->path as TSV
  * files (sd_tsv_load), not from t.  The tsv table: detect: the header has

@@ -1,5 +1,5 @@
-/* prometheus.c -- the prometheus reader and writer: a /metrics scrape of vLLM's counters (see
- * counters_impl.h).
+/* prometheus.c -- the prometheus reader and writer: a /metrics scrape of vLLM's or llama.cpp's
+ * speculative-decoding counters (see counters_impl.h).
  *
  * Source: https://prometheus.io/docs/instrumenting/exposition_formats/ ("Text format details"):
  * lines end with '\n' (a CR before it is dropped here); blank lines are ignored; tokens are
@@ -15,7 +15,8 @@
  * exposes a counter x as samples x_total under "# TYPE x_total counter" (plus x_created), so the
  * names are read with or without "_total".  vLLM's counters: vllm/v1/spec_decode/metrics.py,
  * SpecDecodingProm (the engine's labels, e.g. model_name and engine, plus position="0".."k-1"
- * on ..._per_pos).  Series that differ in other labels are summed unless opt->select picks one. */
+ * on ..._per_pos); llama.cpp's: the same under llamacpp: (the table ENGINES, a row per
+ * engine).  Series that differ in other labels are summed unless opt->select picks one. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -27,16 +28,37 @@
 
 #define SERIES_MAX 4096 /* spec-decode series in one scrape */
 
-/* vLLM V1's counters (vllm/v1/spec_decode/metrics.py, SpecDecodingProm), with their documentation. */
+/* The four counters of a scrape, by role, with vLLM's documentation (the writer's HELP). */
 enum { C_DRAFTS, C_DRAFT_TOKENS, C_ACCEPTED, C_PER_POS, C_N };
-static const struct {
-    const char *name, *help;
-} COUNTERS[C_N] = {
-    { "vllm:spec_decode_num_drafts", "Number of spec decoding drafts." },
-    { "vllm:spec_decode_num_draft_tokens", "Number of draft tokens." },
-    { "vllm:spec_decode_num_accepted_tokens", "Number of accepted tokens." },
-    { "vllm:spec_decode_num_accepted_tokens_per_pos", "Accepted tokens per draft position." },
+static const char *const HELP[C_N] = {
+    "Number of spec decoding drafts.",
+    "Number of draft tokens.",
+    "Number of accepted tokens.",
+    "Accepted tokens per draft position.",
 };
+
+/* The engines whose counters a scrape may hold, a row each: the counters' names by role.
+ * vLLM V1: vllm/v1/spec_decode/metrics.py (SpecDecodingProm).  llama.cpp's server: the same
+ * names and meaning under its own prefix (ggml-org/llama.cpp PR #26389, "matching the vLLM
+ * counter schema": n_draft_tokens, n_draft_accepted, n_draft_verif_steps and
+ * n_accepted_per_pos[i], the verification steps that accepted more than i tokens, in
+ * tools/server/server-context.cpp).  gamma is the number of per-position series for both;
+ * that llama.cpp's vector spans --draft-max and not only the longest accepted prefix was not
+ * verified in its source (the notes say so).  One engine per scrape. */
+static const struct {
+    const char *engine;      /* as the notes and messages name it */
+    const char *name[C_N];   /* by role, without prometheus_client's "_total" */
+    int unsure_gamma;        /* 1: that the positions span the draft length is not verified */
+} ENGINES[] = {
+    { .engine = "vLLM",
+      .name = { "vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens",
+                "vllm:spec_decode_num_accepted_tokens", "vllm:spec_decode_num_accepted_tokens_per_pos" } },
+    { .engine = "llama.cpp",
+      .name = { "llamacpp:spec_decode_num_drafts", "llamacpp:spec_decode_num_draft_tokens",
+                "llamacpp:spec_decode_num_accepted_tokens", "llamacpp:spec_decode_num_accepted_tokens_per_pos" },
+      .unsure_gamma = 1 },
+};
+#define E_N ((int)(sizeof ENGINES / sizeof *ENGINES))
 
 typedef struct {
     int counter, pos; /* pos: the position label of ..._per_pos, else -1 */
@@ -48,7 +70,10 @@ typedef struct {
 typedef struct {
     pseries *s;
     size_t n, cap;
-    int v0; /* vLLM V0's vllm:spec_decode_num_emitted_tokens was seen */
+    int v0;     /* vLLM V0's vllm:spec_decode_num_emitted_tokens was seen */
+    int engine; /* the row of ENGINES the series are of (when n > 0 or has_engine) */
+    int has_engine;
+    size_t engine_line; /* its first series */
 } pscrape;
 
 typedef struct {
@@ -72,16 +97,25 @@ typedef struct {
 
 #define PLABELS 64
 
-/* The index in COUNTERS of the metric name[0..n-1] (with or without "_total"), or -1. */
-static int counter_of(const char *name, size_t n)
+/* The role of the metric name[0..n-1] (with or without "_total") and its engine (*e), or -1. */
+static int counter_of(const char *name, size_t n, int *e)
 {
-    for (int i = 0; i < C_N; i++) {
-        size_t m = strlen(COUNTERS[i].name);
-        if (memcmp(name, COUNTERS[i].name, n < m ? n : m) == 0 &&
-            (n == m || (n == m + 6 && memcmp(name + m, "_total", 6) == 0)))
-            return i;
-    }
+    for (int k = 0; k < E_N; k++)
+        for (int i = 0; i < C_N; i++) {
+            size_t m = strlen(ENGINES[k].name[i]);
+            if (memcmp(name, ENGINES[k].name[i], n < m ? n : m) == 0 &&
+                (n == m || (n == m + 6 && memcmp(name + m, "_total", 6) == 0))) {
+                *e = k;
+                return i;
+            }
+        }
     return -1;
+}
+
+/* The name of role c in the scrape sc's engine. */
+static const char *cname(const pscrape *sc, int c)
+{
+    return ENGINES[sc->engine].name[c];
 }
 
 /* SD_EINVAL: "path:line: malformed exposition line: what". */
@@ -238,16 +272,16 @@ static sd_status p_labels_check(const pctx *pc, int c, const plabel *lb, size_t 
         uint64_t p;
         if (!sd_text_count(lb[i].val, lb[i].vn, &p) || (lb[i].vn > 1 && lb[i].val[0] == '0'))
             return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the position label is not a whole number",
-                                  pc->path, pc->line, COUNTERS[c].name);
+                                  pc->path, pc->line, cname(pc->out, c));
         if (p >= MAXG)
             return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: position %llu: gamma beyond %d", pc->path,
-                                  pc->line, COUNTERS[c].name, (unsigned long long)p, MAXG);
+                                  pc->line, cname(pc->out, c), (unsigned long long)p, MAXG);
         *pos = (int)p;
         *at = i;
     }
     if (c == C_PER_POS && *pos < 0)
         return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s without a position label", pc->path, pc->line,
-                              COUNTERS[c].name);
+                              cname(pc->out, c));
     return SD_OK;
 }
 
@@ -260,7 +294,7 @@ static sd_status p_keep(pctx *pc, int c, const plabel *lb, size_t n, double x, c
         return p_bad(pc, "more than 64 labels on a speculative-decoding counter");
     if (!(x >= 0.0 && x <= SD_TEXT_COUNT_MAX && floor(x) >= x))
         return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: %.*s is not a whole count in [0, 2^53]", pc->path,
-                              pc->line, COUNTERS[c].name, (int)vn, v);
+                              pc->line, cname(pc->out, c), (int)vn, v);
     sd_status st = p_labels_check(pc, c, lb, n, &pos, &at, &selected);
     if (st != SD_OK || !selected)
         return st;
@@ -275,7 +309,7 @@ static sd_status p_keep(pctx *pc, int c, const plabel *lb, size_t n, double x, c
         if (sc->s[i].counter == c && sc->s[i].pos == pos && strcmp(sc->s[i].key, key) == 0) {
             free(key);
             return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the same series again (first on line %zu)",
-                                  pc->path, pc->line, COUNTERS[c].name, sc->s[i].line);
+                                  pc->path, pc->line, cname(sc, c), sc->s[i].line);
         }
     if (sc->n == sc->cap) {
         size_t cap = sc->cap ? 2 * sc->cap : 32;
@@ -327,8 +361,21 @@ static sd_status p_sample(pctx *pc, const char *s)
         return p_bad(pc, "expected an optional integer timestamp after the value, then the end of the line");
     if (nn >= 35 && memcmp(name, "vllm:spec_decode_num_emitted_tokens", 35) == 0)
         pc->out->v0 = 1;
-    int c = counter_of(name, nn);
-    return c < 0 ? SD_OK : p_keep(pc, c, lb, nlb, x, v, vn);
+    int e;
+    int c = counter_of(name, nn, &e);
+    if (c < 0)
+        return SD_OK;
+    pscrape *sc = pc->out;
+    if (sc->has_engine && sc->engine != e)
+        return sd_status_fail(pc->cx->err, SD_EINVAL,
+                              "%s:%zu: %.*s is %s's, but line %zu has %s's counters: one engine per scrape", pc->path,
+                              pc->line, (int)nn, name, ENGINES[e].engine, sc->engine_line, ENGINES[sc->engine].engine);
+    if (!sc->has_engine) {
+        sc->has_engine = 1;
+        sc->engine = e;
+        sc->engine_line = pc->line;
+    }
+    return p_keep(pc, c, lb, nlb, x, v, vn);
 }
 
 /* A comment line (s at its '#'): "# HELP" and "# TYPE" are checked, a TYPE of
@@ -367,10 +414,11 @@ static sd_status p_comment(const pctx *pc, const char *s)
                                             sd_text_span_is(ty, tn, "histogram") ||
                                             sd_text_span_is(ty, tn, "summary") || sd_text_span_is(ty, tn, "untyped")))
         return p_bad(pc, "# TYPE NAME counter|gauge|histogram|summary|untyped");
-    int c = counter_of(name, nn);
+    int e;
+    int c = counter_of(name, nn, &e);
     if (c >= 0 && !sd_text_span_is(ty, tn, "counter") && !sd_text_span_is(ty, tn, "untyped"))
-        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %.*s is declared a %.*s; vLLM's is a counter", pc->path,
-                              pc->line, (int)nn, name, (int)tn, ty);
+        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %.*s is declared a %.*s; %s's is a counter", pc->path,
+                              pc->line, (int)nn, name, (int)tn, ty, ENGINES[e].engine);
     return SD_OK;
 }
 
@@ -429,15 +477,15 @@ static size_t p_group_of(pgroup *g, size_t *ng, const pseries *s)
 }
 
 /* Each label set: all four counters, positions 0..k-1 (the same k for all), falling counts. */
-static sd_status p_group_check(const sd_counters_ctx *cx, const pgroup *g, const pgroup *g0)
+static sd_status p_group_check(const sd_counters_ctx *cx, const pscrape *sc, const pgroup *g, const pgroup *g0)
 {
     for (int c = 0; c < 3; c++)
         if (!g->have[c])
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} has no %s", cx->path, g->line,
-                                  g->key, COUNTERS[c].name);
+                                  g->key, cname(sc, c));
     if (g->mask == 0 || (g->mask & (g->mask + 1)) != 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the %s series {%.120s} are not positions 0..k-1", cx->path,
-                              g->line, COUNTERS[C_PER_POS].name, g->key);
+                              g->line, cname(sc, C_PER_POS), g->key);
     if (g->mask != g0->mask)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the series {%.120s} and {%.120s} have different numbers of positions", cx->path,
@@ -447,7 +495,7 @@ static sd_status p_group_check(const sd_counters_ctx *cx, const pgroup *g, const
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, a "
                                   "draft accepted through position %zu was accepted through %zu",
-                                  cx->path, g->pline[i], COUNTERS[C_PER_POS].name, g->key, g->pos[i - 1], i - 1,
+                                  cx->path, g->pline[i], cname(sc, C_PER_POS), g->key, g->pos[i - 1], i - 1,
                                   g->pos[i], i, i, i - 1);
     return SD_OK;
 }
@@ -472,16 +520,30 @@ static void p_sum(const pgroup *g, size_t ng, sd_counts *c)
 }
 
 /* SD_EINVAL naming the counters of which sc has no series (with the selection, and
- * a hint when the scrape is vLLM V0's); SD_OK when it has all four. */
+ * a hint when the scrape is vLLM V0's), or every engine's when it has none; SD_OK when it
+ * has all four. */
 static sd_status p_missing(const sd_counters_ctx *cx, const pscrape *sc, const psel *sel)
 {
-    char list[400] = "";
+    char list[600] = "";
+    if (sc->n == 0) {
+        for (int e = 0; e < E_N; e++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s's %s, %s, %s and %s", e ? "; or " : "",
+                     ENGINES[e].engine, ENGINES[e].name[C_DRAFTS], ENGINES[e].name[C_DRAFT_TOKENS],
+                     ENGINES[e].name[C_ACCEPTED], ENGINES[e].name[C_PER_POS]);
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: no speculative-decoding counters%s%.*s%s%.*s: expected %s%s",
+                              cx->path, sel->name ? " with " : "", sel->name ? (int)sel->nn : 0,
+                              sel->name ? sel->name : "", sel->name ? "=" : "", sel->name ? (int)sel->vn : 0,
+                              sel->name ? sel->val : "", list,
+                              sc->v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no "
+                                       "drafts)"
+                                     : "");
+    }
     for (int c = 0; c < C_N; c++) {
         size_t i = 0;
         while (i < sc->n && sc->s[i].counter != c)
             i++;
         if (i == sc->n)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", COUNTERS[c].name);
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", cname(sc, c));
     }
     if (*list == '\0')
         return SD_OK;
@@ -514,7 +576,7 @@ static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const pse
         }
     }
     for (size_t j = 0; st == SD_OK && j < ng; j++)
-        st = p_group_check(cx, &g[j], &g[0]);
+        st = p_group_check(cx, sc, &g[j], &g[0]);
     if (st == SD_OK) {
         p_sum(g, ng, c);
         if (sel->name)
@@ -534,6 +596,9 @@ static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const pse
 static sd_status p_delta(const sd_counters_ctx *cx, pscrape *now, const pscrape *then, size_t *fresh)
 {
     *fresh = now->n;
+    if (then->n > 0 && now->n > 0 && then->engine != now->engine)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: %s has %s's counters, this scrape %s's", cx->path,
+                              cx->opt->since, ENGINES[then->engine].engine, ENGINES[now->engine].engine);
     for (size_t i = 0; i < then->n; i++) {
         const pseries *e = &then->s[i];
         size_t j = 0;
@@ -542,12 +607,12 @@ static sd_status p_delta(const sd_counters_ctx *cx, pscrape *now, const pscrape 
             j++;
         if (j == now->n)
             return sd_status_fail(cx->err, SD_EINVAL, "%s: %s{%.120s} (%s:%zu) is not in this scrape: restart?",
-                                  cx->path, COUNTERS[e->counter].name, e->key, cx->opt->since, e->line);
+                                  cx->path, cname(then, e->counter), e->key, cx->opt->since, e->line);
         if (now->s[j].value < e->value)
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: counter %s{%.120s} decreased between scrapes (%.0f at %s:%zu, %.0f here): "
                                   "restart?",
-                                  cx->path, now->s[j].line, COUNTERS[e->counter].name, e->key, e->value, cx->opt->since,
+                                  cx->path, now->s[j].line, cname(now, e->counter), e->key, e->value, cx->opt->since,
                                   e->line, now->s[j].value);
         now->s[j].value -= e->value;
         (*fresh)--;
@@ -599,14 +664,21 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
             st = p_delta(cx, &now, &then, &fresh);
     }
     if (st == SD_OK) {
-        sd_counts_note(c, "Read vLLM's counters from a Prometheus scrape.");
+        sd_counts_note(c, "Read %s's counters (%s...) from a Prometheus scrape.", ENGINES[now.engine].engine,
+                       ENGINES[now.engine].name[C_DRAFTS]);
         st = p_build(cx, &now, &sel, c);
     }
     if (st == SD_OK) {
+        const char *eng = ENGINES[now.engine].engine;
         sd_counts_note(c,
-                       "gamma = its %zu per-position counters; reached[i] = drafts, as vLLM counts each position "
+                       "gamma = its %zu per-position counters; reached[i] = drafts, as %s counts each position "
                        "over all drafts.",
-                       c->gamma);
+                       c->gamma, eng);
+        if (ENGINES[now.engine].unsure_gamma)
+            sd_counts_note(c,
+                           "That %s's per-position counters span --draft-max (and not only the longest accepted "
+                           "prefix) is taken from its PR #26389, not checked in its source.",
+                           eng);
         if (cx->opt->since)
             sd_counts_note(c, "The counts are the increase since the earlier scrape %s%s.", cx->opt->since,
                            fresh ? " (series absent from it counted whole)" : "");
@@ -621,8 +693,15 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
 int sd_prometheus_detect(const char *line, int first)
 {
     const char *b = sd_text_skip_blank(line);
-    return strncmp(b, "vllm:spec_decode_", 17) == 0 || strncmp(b, "{\"vllm:spec_decode_", 19) == 0 ||
-           (first && *b && (strncmp(b, "# HELP ", 7) == 0 || strncmp(b, "# TYPE ", 7) == 0));
+    if (*b == '{')
+        b += b[1] == '"' ? 2 : 1;
+    for (int e = 0; e < E_N; e++) {
+        const char *colon = strchr(ENGINES[e].name[C_DRAFTS], ':'); /* the prefix and "spec_decode_" */
+        size_t m = (size_t)(colon - ENGINES[e].name[C_DRAFTS]) + 1 + strlen("spec_decode_");
+        if (strncmp(b, ENGINES[e].name[C_DRAFTS], m) == 0)
+            return 1;
+    }
+    return first && *b && (strncmp(b, "# HELP ", 7) == 0 || strncmp(b, "# TYPE ", 7) == 0);
 }
 
 /* ---- the writer: vLLM's counters, as prometheus_client exposes them ----------------------- */
@@ -650,14 +729,14 @@ sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *
     if (reached_differs)
         fprintf(out, "# Not represented: some drafts were shorter than gamma = %zu (reached[i] < drafts).\n", c->gamma);
     const double v[3] = { c->drafts, c->draft_tokens, c->accepted_tokens };
+    const char *const *name = ENGINES[0].name; /* vLLM's */
     for (int k = 0; k < C_N; k++) {
-        fprintf(out, "# HELP %s_total %s\n# TYPE %s_total counter\n", COUNTERS[k].name, COUNTERS[k].help,
-                COUNTERS[k].name);
+        fprintf(out, "# HELP %s_total %s\n# TYPE %s_total counter\n", name[k], HELP[k], name[k]);
         for (size_t i = 0; i < (k == C_PER_POS ? c->gamma : 1); i++)
             if (k == C_PER_POS)
-                fprintf(out, "%s_total{position=\"%zu\"} %.0f\n", COUNTERS[k].name, i, c->accepted_at[i]);
+                fprintf(out, "%s_total{position=\"%zu\"} %.0f\n", name[k], i, c->accepted_at[i]);
             else
-                fprintf(out, "%s_total %.0f\n", COUNTERS[k].name, v[k]);
+                fprintf(out, "%s_total %.0f\n", name[k], v[k]);
     }
     if (ferror(out))
         return sd_status_fail(err, SD_EIO, "output: write error: %s", strerror(errno));

@@ -162,6 +162,7 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
 
 int sd_vllm_v0_detect(const char *line, int first)
 {
-    (void)first;
-    return strstr(line, "Speculative metrics:") != NULL;
+    /* V1's early line (vllm_v1_early.c) shares the marker: V0's has the number of speculative
+     * tokens, the system efficiency or the emitted tokens. */
+    return strstr(line, "Speculative metrics:") != NULL && !sd_vllm_v1_early_detect(line, first);
 }

@@ -28,7 +28,8 @@
  *     reached non-increasing, both 0 from gamma on and accepted_at all 0
  *     without positions; accepted <= draft tokens <= drafts x gamma; for
  *     PREFIX data with positions sum(accepted_at) = accepted_tokens; kind ANY
- *     only from vllm-v0, which has no positions; llama.cpp's reached sums to
+ *     only from vllm-v0, which has no positions; a gauge (only from sglang and trtllm-bench) has
+ *     gamma and a mean accepted in [0, gamma] and no counts or positions; llama.cpp's and llama-speculative's reached sums to
  *     the draft tokens, every other format's reached[i] is drafts (and
  *     reached_assumed 0); notes NUL-terminated and free of control bytes;
  *   - PREFIX data with positions written by sd_counters_write_prometheus reads
@@ -87,6 +88,12 @@ FUZZ_FN void check_notes(const sd_counts *c)
               (unsigned char)c->notes[i], i);
 }
 
+/* 1 for the formats whose reached[] is reconstructed from the drafted tokens (llama.cpp's). */
+FUZZ_FN int assumes_reached(const sd_counts *c)
+{
+    return strcmp(c->format, "llama.cpp") == 0 || strcmp(c->format, "llama-speculative") == 0;
+}
+
 FUZZ_FN void check_positions(const sd_counts *c)
 {
     double sum = 0.0;
@@ -102,15 +109,29 @@ FUZZ_FN void check_positions(const sd_counts *c)
               c->drafts);
         CHECK(i == 0 || r <= c->reached[i - 1], "reached rises at %zu", i);
         CHECK(c->has_positions || a == 0.0, "accepted_at[%zu] = %.17g without positions", i, a);
-        if (strcmp(c->format, "llama.cpp") != 0)
+        if (!assumes_reached(c))
             CHECK(r == c->drafts && !c->reached_assumed, "%s: reached[%zu] = %.17g, drafts %.17g", c->format, i, r,
                   c->drafts);
-        sum += strcmp(c->format, "llama.cpp") == 0 ? r : a;
+        sum += assumes_reached(c) ? r : a;
     }
-    if (strcmp(c->format, "llama.cpp") == 0)
-        CHECK(sum == c->draft_tokens, "llama.cpp: reached sums to %.17g, draft tokens %.17g", sum, c->draft_tokens);
+    if (assumes_reached(c))
+        CHECK(sum == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", c->format, sum,
+              c->draft_tokens);
     else if (c->kind == SD_COUNTS_PREFIX && c->has_positions)
         CHECK(sum == c->accepted_tokens, "accepted_at sums to %.17g, accepted tokens %.17g", sum, c->accepted_tokens);
+}
+
+/* A gauge (counters.h): gamma and a mean accepted in [0, gamma], no counts, no positions. */
+FUZZ_FN void check_gauge(const sd_counts *c)
+{
+    CHECK(strcmp(c->format, "sglang") == 0 || strcmp(c->format, "trtllm-bench") == 0, "a gauge from %s", c->format);
+    CHECK(c->mean_accepted >= 0.0 && c->mean_accepted <= (double)c->gamma, "gauge: mean %.17g, gamma %zu",
+          c->mean_accepted, c->gamma);
+    CHECK(c->drafts == 0.0 && c->draft_tokens == 0.0 && c->accepted_tokens == 0.0 && !c->has_positions &&
+              !c->has_emitted && c->kind == SD_COUNTS_PREFIX,
+          "gauge with counts");
+    for (size_t i = 0; i < SD_COUNTS_MAX_GAMMA; i++)
+        CHECK(c->accepted_at[i] == 0.0 && c->reached[i] == 0.0, "gauge: position %zu", i);
 }
 
 FUZZ_FN void check_counts(const sd_counts *c, const sd_counts_options *o)
@@ -125,14 +146,13 @@ FUZZ_FN void check_counts(const sd_counts *c, const sd_counts_options *o)
           c->format);
     CHECK(c->gamma >= 1 && c->gamma <= SD_COUNTS_MAX_GAMMA, "gamma %zu", c->gamma);
     CHECK(o == NULL || o->gamma == 0 || o->gamma == c->gamma, "gamma %zu given, %zu read", o ? o->gamma : 0, c->gamma);
+    CHECK(c->gauge == 0 || c->gauge == 1, "gauge %d", c->gauge);
     if (c->gauge) {
-        CHECK(c->mean_accepted >= 0.0 && c->mean_accepted <= (double)c->gamma && !c->has_positions &&
-                  c->drafts == 0.0 && c->draft_tokens == 0.0 && c->accepted_tokens == 0.0,
-              "gauge: mean %.17g of gamma %zu, counts %.17g %.17g %.17g", c->mean_accepted, c->gamma, c->drafts,
-              c->draft_tokens, c->accepted_tokens);
+        check_gauge(c);
         check_notes(c);
         return;
     }
+    CHECK(c->mean_accepted == 0.0, "mean_accepted %.17g without a gauge", c->mean_accepted);
     CHECK(whole(c->drafts) && whole(c->draft_tokens) && whole(c->accepted_tokens), "counts %.17g %.17g %.17g",
           c->drafts, c->draft_tokens, c->accepted_tokens);
     CHECK(c->drafts >= 1.0, "drafts %.17g", c->drafts);

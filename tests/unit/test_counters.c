@@ -88,11 +88,13 @@ static void expect_fail_path(const char *path, const sd_counts_options *o, const
 START_TEST(format_names)
 {
     const char *const *f = sd_counters_formats();
-    static const char *const want[] = { "prometheus", "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram",
-                                        "vllm-request", "llama-timings", "sglang-request", "speculation-profile" };
-    for (size_t i = 0; i < 10; i++)
+    static const char *const want[] = { "prometheus",   "vllm-v1",           "vllm-v0",      "llama.cpp",
+                                        "tsv",          "histogram",         "vllm-v1-early", "vllm-bench",
+                                        "vllm-offline", "sglang",            "trtllm-bench",  "llama-speculative",
+                                        "vllm-request", "llama-timings",     "sglang-request", "speculation-profile" };
+    for (size_t i = 0; i < 16; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[10]);
+    ck_assert_ptr_null(f[16]);
 }
 END_TEST
 
@@ -191,6 +193,42 @@ END_TEST
 
 /* ---- the logs -------------------------------------------------------------------------------- */
 
+/* llama.cpp's /metrics: vLLM's names under llamacpp: (PR #26389). */
+START_TEST(prometheus_llamacpp)
+{
+    sd_counts c = load_ok(fixture("counters-llamacpp.prom"), NULL);
+    const double pos[3] = { 70, 55, 42 };
+    ck_assert_str_eq(c.format, "prometheus");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    expect_counts(&c, 3, 87, 259, 167, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Read llama.cpp's counters"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "not checked in its source"));
+    ck_assert_ptr_null(strstr(c.notes, "vLLM"));
+    /* the names without _total, as the PR lists them */
+    const char *plain = "llamacpp:spec_decode_num_drafts 10\nllamacpp:spec_decode_num_draft_tokens 20\n"
+                        "llamacpp:spec_decode_num_accepted_tokens 9\n"
+                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"0\"} 6\n"
+                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"1\"} 3\n";
+    const char *path = write_temp(plain);
+    c = load_ok(path, NULL);
+    const double pos2[2] = { 6, 3 };
+    expect_counts(&c, 2, 10, 20, 9, pos2, NULL);
+    /* an earlier scrape of another engine */
+    sd_counts_options o = { .since = fixture("counters-since-early.prom") };
+    expect_fail_path(path, &o, "has vLLM's counters, this scrape llama.cpp's");
+    unlink(path);
+    /* one engine per scrape; missing counters named with the engine's prefix */
+    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts 10\n", NULL, 2,
+                   "llamacpp:spec_decode_num_drafts is llama.cpp's, but line 1 has vLLM's counters");
+    expect_fail_at("llamacpp:spec_decode_num_drafts_total 10\n", NULL, 0,
+                   "missing counters: llamacpp:spec_decode_num_draft_tokens, llamacpp:spec_decode_num_accepted_tokens");
+    expect_fail_at("# TYPE llamacpp:spec_decode_num_drafts gauge\n", NULL, 1,
+                   "is declared a gauge; llama.cpp's is a counter");
+    ck_assert(sd_prometheus_detect("llamacpp:spec_decode_num_drafts 3", 0));
+    ck_assert(!sd_prometheus_detect("llamacpp:tokens_predicted_total 3", 0));
+}
+END_TEST
+
 START_TEST(vllm_v1_log)
 {
     sd_counts c = load_ok(fixture("counters-vllm-v1.log"), NULL);
@@ -255,6 +293,278 @@ START_TEST(vllm_v0_log)
     expect_counts(&c, 4, 140, 560, 250, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "of each of 2 runs"));
     ck_assert_ptr_nonnull(strstr(c.notes, "kind any"));
+}
+END_TEST
+
+/* ---- vLLM V1's early line, vllm bench serve, spec_decode.py ------------------------------------- */
+
+START_TEST(vllm_v1_early_log)
+{
+    /* no draft length in the line: refused without --gamma, at the first line of the format */
+    expect_fail_path(fixture("counters-vllm-v1-early.log"), NULL, ":2: ");
+    expect_fail_path(fixture("counters-vllm-v1-early.log"), NULL, "--gamma");
+    /* gamma 3: (219 + 150) / 3 = 123 drafts, 131 + 77 = 208 accepted; the empty interval adds nothing */
+    sd_counts_options g3 = { .gamma = 3 };
+    sd_counts c = load_ok(fixture("counters-vllm-v1-early.log"), &g3);
+    ck_assert_str_eq(c.format, "vllm-v1-early");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 0);
+    ck_assert_int_eq(c.gauge, 0);
+    expect_counts(&c, 3, 123, 369, 208, NULL, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Summed 2"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "draft tokens / 3 (--gamma)"));
+    /* 4 draft tokens are no multiple of 3; the rate must be accepted / draft tokens */
+    expect_fail_at("x\nSpeculative metrics: Draft acceptance rate: 0.250, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 4, \n",
+                   &g3, 2, "4 draft tokens are no multiple of gamma = 3");
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.900, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 3, \n",
+                   &g3, 1, "is not accepted / draft tokens");
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.900, Number of accepted tokens: 4, Number of draft "
+                   "tokens: 3, \n",
+                   &g3, 1, "4 accepted tokens exceed 3 draft tokens");
+    /* V0's line beside it is another format */
+    expect_fail_at("Speculative metrics: Draft acceptance rate: 0.333, Number of accepted tokens: 1, Number of draft "
+                   "tokens: 3, \nSpeculative metrics: Number of speculative tokens: 3, Number of accepted tokens: 1, "
+                   "Number of draft tokens: 3.\n",
+                   &g3, 0, "holds both vllm-v0 and vllm-v1-early lines");
+}
+END_TEST
+
+START_TEST(vllm_bench_block)
+{
+    /* 81.89 %, 56.75 %, 37.03 % of 1237 drafts allow only 1013, 702 and 458 (+-0.06 each) */
+    sd_counts c = load_ok(fixture("counters-vllm-bench.txt"), NULL);
+    const double pos[3] = { 1013, 702, 458 };
+    ck_assert_str_eq(c.format, "vllm-bench");
+    ck_assert_int_eq(c.has_positions, 1);
+    expect_counts(&c, 3, 1237, 3711, 2173, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "Read 1 'vllm bench serve'"));
+    sd_counts_options g4 = { .gamma = 4 };
+    expect_fail_path(fixture("counters-vllm-bench.txt"), &g4, "gamma 4 was given, but the block has 3 positions");
+
+    const char *head = "---------------Speculative Decoding---------------\n";
+    char text[1200];
+    /* two runs summed: 10 drafts of 2, 6 accepted (5, 1), then 20 drafts, 10 accepted (8, 2) */
+    snprintf(text, sizeof text,
+             "%sAcceptance rate (%%):   30.00     \nAcceptance length:   1.60     \nDrafts:   10   \nDraft tokens:  20 "
+             "\nAccepted tokens:   6  \nPer-position acceptance (%%):\n  Position 0:   50.00  \n  Position 1:   10.00  "
+             "\n==================================================\n%sDrafts: 20\nDraft tokens: 40\nAccepted tokens: "
+             "10\nPer-position acceptance (%%):\n  Position 0: 40.00\n  Position 1: 10.00\n",
+             head, head);
+    const char *path = write_temp(text);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double pos2[2] = { 13, 3 };
+    expect_counts(&c, 2, 30, 60, 16, pos2, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "2 'vllm bench serve' Speculative Decoding blocks"));
+    /* without positions: --gamma */
+    snprintf(text, sizeof text, "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, NULL, 1, "give the number of speculative tokens with --gamma");
+    sd_counts_options g2 = { .gamma = 2 };
+    path = write_temp(text);
+    c = load_ok(path, &g2);
+    unlink(path);
+    expect_counts(&c, 2, 10, 20, 6, NULL, NULL);
+    ck_assert_int_eq(c.has_positions, 0);
+    /* malformed, missing, inconsistent */
+    snprintf(text, sizeof text, "x\n%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: six\n", head);
+    expect_fail_at(text, NULL, 5, "cannot read Accepted tokens: 'six'");
+    snprintf(text, sizeof text, "%sDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, NULL, 1, "without 'Drafts:'");
+    snprintf(text, sizeof text, "%sAcceptance length: 2.60\nDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\n", head);
+    expect_fail_at(text, &g2, 1, "acceptance length 2.6 is not 1 + accepted / drafts = 1.6");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 6\nPer-position acceptance (%%):\n  Position 1: 50.00\n",
+             head);
+    expect_fail_at(text, NULL, 6, "expected Position 0");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 30\nAccepted tokens: 6\nPer-position acceptance (%%):\n  Position 0: "
+             "50.00\n  Position 1: 10.00\n",
+             head);
+    expect_fail_at(text, NULL, 1, "30 draft tokens in 10 drafts is more than gamma = 2 per draft");
+    snprintf(text, sizeof text,
+             "%sDrafts: 10\nDraft tokens: 20\nAccepted tokens: 7\nPer-position acceptance (%%):\n  Position 0: "
+             "50.00\n  Position 1: 10.00\n",
+             head);
+    expect_fail_at(text, NULL, 1, "no whole per-position counts of 10 drafts");
+}
+END_TEST
+
+START_TEST(vllm_offline_summary)
+{
+    /* 523 drafts: 0.77 allows 401..405, 0.53 275..279, 0.34 176..180, 0.18 92..96; rounded
+     * 403, 277, 178, 94 sum to 952, two short of 954, raised front first: 405 */
+    sd_counts c = load_ok(fixture("counters-vllm-offline.txt"), NULL);
+    const double pos[4] = { 405, 277, 178, 94 };
+    ck_assert_str_eq(c.format, "vllm-offline");
+    ck_assert_int_eq(c.has_positions, 1);
+    expect_counts(&c, 4, 523, 2092, 954, pos, NULL);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = its 4 'acceptance at token' lines"));
+    /* two runs, the old eagle.py spacing ("token 0:0.50") */
+    const char *two = "num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nmean acceptance length: 1.60\n"
+                      "acceptance at token 0:0.50\nacceptance at token 1:0.10\n"
+                      "num_drafts: 4\nnum_draft_tokens: 8\nnum_accepted_tokens: 3\nacceptance at token 0: 0.50\n"
+                      "acceptance at token 1: 0.25\n";
+    const char *path = write_temp(two);
+    c = load_ok(path, NULL);
+    unlink(path);
+    const double pos2[2] = { 7, 2 };
+    expect_counts(&c, 2, 14, 28, 9, pos2, NULL);
+    expect_fail_at("acceptance at token 0: 0.50\n", NULL, 1, "before 'num_drafts:'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\n", NULL, 1,
+                   "without 'acceptance at token 0:'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nmean acceptance length: 1.70\n"
+                   "acceptance at token 0: 0.50\nacceptance at token 1: 0.10\n",
+                   NULL, 1, "mean acceptance length 1.7 is not 1 + accepted / drafts = 1.6");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nacceptance at token 0: 0.50\n"
+                   "acceptance at token 2: 0.10\n",
+                   NULL, 5, "expected 'acceptance at token 1'");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 20\nnum_accepted_tokens: 6\nacceptance at token 0: 0.10\n"
+                   "acceptance at token 1: 0.50\n",
+                   NULL, 1, "rise");
+    expect_fail_at("num_drafts: 10\nnum_draft_tokens: 30\nnum_accepted_tokens: 6\nacceptance at token 0: 0.50\n"
+                   "acceptance at token 1: 0.10\n",
+                   NULL, 1, "expected accepted <= draft tokens <= drafts x gamma");
+    expect_fail_at("num_drafts: 10\nnum_drafts: 10\n", NULL, 1, "without 'num_draft_tokens:'");
+    expect_fail_at("num_drafts: ten\n", NULL, 1, "cannot read num_drafts: 'ten'");
+}
+END_TEST
+
+/* ---- SGLang --------------------------------------------------------------------------------- */
+
+START_TEST(sglang_decode)
+{
+    /* version A: 2.78 / 4 = 0.695, 2.60 / 4 = 0.65, 3.12 / 4 = 0.78 fit gamma 3 and nothing
+     * else; version B: 1.78 / 3 = 0.593, 1.60 / 3 = 0.533, 2.12 / 3 = 0.707.  Either way the
+     * gauge is the mean (2.78 + 2.60 + 3.12) / 3 - 1 = 11 / 6 accepted tokens per verify. */
+    const char *fx[2] = { "counters-sglang-a.log", "counters-sglang-b.log" };
+    const char *ver[2] = { "version A's rate = len / (gamma + 1)", "version B's rate = (len - 1) / gamma" };
+    const char *given[2] = { "fits version A", "fits version B" };
+    sd_counts_options g3 = { .gamma = 3 };
+    for (int k = 0; k < 2; k++) {
+        sd_counts c = load_ok(fixture(fx[k]), NULL);
+        ck_assert_str_eq(c.format, "sglang");
+        ck_assert_int_eq(c.gauge, 1);
+        ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+        ck_assert_uint_eq(c.gamma, 3);
+        ck_assert_double_eq_tol(c.mean_accepted, 11.0 / 6.0, 1e-12);
+        ck_assert_double_eq(c.drafts, 0.0);
+        ck_assert_double_eq(c.reached[0], 0.0);
+        ck_assert_msg(strstr(c.notes, ver[k]) != NULL, "%s", c.notes);
+        c = load_ok(fixture(fx[k]), &g3);
+        ck_assert_msg(strstr(c.notes, given[k]) != NULL, "%s", c.notes);
+    }
+    /* gamma 4: 2.78 / 5 = 0.556 and 1.78 / 4 = 0.445 are both far from 0.70 */
+    sd_counts_options g4 = { .gamma = 4 };
+    expect_fail_path(fixture("counters-sglang-a.log"), &g4, ":3: accept len 2.78 and accept rate 0.7 fit neither");
+    /* version 0 prints no rate: gamma only from --gamma */
+    const char *v0 = "[2025-06-01 12:00:00 TP0] Decode batch. #running-req: 8, #token: 5120, token usage: 0.03, accept "
+                     "len: 2.78, gen throughput (token/s): 612.34, #queue-req: 0\n";
+    expect_fail_at(v0, NULL, 1, "no accept rate, so no draft length: give the draft length");
+    expect_fail_at(v0, NULL, 1, "--gamma");
+    const char *path = write_temp(v0);
+    sd_counts c = load_ok(path, &g3);
+    unlink(path);
+    ck_assert_double_eq_tol(c.mean_accepted, 1.78, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = 3 from --gamma."));
+    /* 2.00 and 0.50 fit A with gamma 3 (2 / 4) and B with gamma 2 (1 / 2): refused */
+    expect_fail_at("x\nDecode batch, #running-req: 1, accept len: 2.00, accept rate: 0.50, \n", NULL, 2,
+                   "fit more than one draft length or version");
+    expect_fail_at("Decode batch, #running-req: 1, accept len: 4.50, \n", &g3, 1,
+                   "accept len 4.5 is more than gamma + 1 = 4 tokens per verify");
+    expect_fail_at("Decode batch, accept len: 0.50, \n", &g3, 1, "expected a length >= 1");
+    expect_fail_at("Decode batch, accept len: two, \n", &g3, 1, "cannot read the accept len");
+    expect_fail_at("Decode batch, accept len: 2.00, accept rate: 1.5, \n", &g3, 1, "outside [0, 1]");
+    /* 1.00 and 0.90: 1 / (gamma + 1) <= 0.5, 0 / gamma = 0 */
+    expect_fail_at("Decode batch, accept len: 1.00, accept rate: 0.90, \n", NULL, 1, "for no gamma in [1, 64]");
+}
+END_TEST
+
+/* ---- TensorRT-LLM ------------------------------------------------------------------------------ */
+
+START_TEST(trtllm_bench_block)
+{
+    /* AL = 1 + gamma DAR: 2.64 = 1 + 3 x 0.55 (2.65, within 0.005 + 3 x 0.005) for every
+     * statistic and no other gamma; the gauge 3 x 149.83 / 276.00 = 449.49 / 276 */
+    sd_counts c = load_ok(fixture("counters-trtllm-bench.txt"), NULL);
+    ck_assert_str_eq(c.format, "trtllm-bench");
+    ck_assert_int_eq(c.gauge, 1);
+    ck_assert_uint_eq(c.gamma, 3);
+    ck_assert_double_eq_tol(c.mean_accepted, 449.49 / 276.0, 1e-12);
+    ck_assert_ptr_nonnull(strstr(c.notes, "gamma = 3 read from the block"));
+    ck_assert_ptr_nonnull(strstr(c.notes, "assumed by trtllm-bench, not measured"));
+    sd_counts_options g3 = { .gamma = 3 }, g4 = { .gamma = 4 };
+    c = load_ok(fixture("counters-trtllm-bench.txt"), &g3);
+    ck_assert_ptr_nonnull(strstr(c.notes, "from --gamma"));
+    expect_fail_path(fixture("counters-trtllm-bench.txt"), &g4, ":3: gamma 4 does not fit the block");
+
+    /* one statistic per line, all 28 needed; the affine identity decides gamma */
+    char text[2000];
+    int n = snprintf(text, sizeof text, "= DECODING STATISTICS (MTP)\n");
+    static const char *const tag[4] = { "DT", "ADT", "DAR", "AL" };
+    static const char *const key[7] = { "MINIMUM", "MAXIMUM", "AVERAGE", "P50", "P90", "P95", "P99" };
+    static const char *const val[4] = { "100.00", "50.00", "0.50", "1.50" };
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 7; k++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "[%s] %-7s: %s\n", tag[t], key[k], val[t]);
+    /* 1.50 = 1 + gamma x 0.50 fits gamma 1 only (gamma 2 gives 2.00 +- 0.01) */
+    const char *path = write_temp(text);
+    c = load_ok(path, NULL);
+    unlink(path);
+    ck_assert_uint_eq(c.gamma, 1);
+    ck_assert_double_eq_tol(c.mean_accepted, 0.5, 1e-12);
+    /* DAR 0.00 and AL 1.00: every gamma fits */
+    char flat[2000];
+    snprintf(flat, sizeof flat, "%s", text);
+    for (char *p = flat; (p = strstr(p, "0.50\n")) != NULL;)
+        memcpy(p, "0.00", 4);
+    for (char *p = flat; (p = strstr(p, "1.50\n")) != NULL;)
+        memcpy(p, "1.00", 4);
+    expect_fail_at(flat, NULL, 1, "several draft lengths fit AL = 1 + gamma x DAR");
+    expect_fail_at(flat, NULL, 1, "--gamma");
+    expect_fail_at("= DECODING STATISTICS (MTP)\n[DT] MINIMUM: 100.00\n", NULL, 1, "has no '[DT] MAXIMUM' line");
+    expect_fail_at("= DECODING STATISTICS (MTP)\n[DT] MINIMUM: lots\n", NULL, 2, "cannot read '[DT] MINIMUM: lots'");
+    expect_fail_at("[DT] MINIMUM: 1.00\n", NULL, 1, "before '= DECODING STATISTICS'");
+    expect_fail_at("= DECODING STATISTICS (A)\n= DECODING STATISTICS (B)\n", NULL, 2, "a second DECODING STATISTICS");
+}
+END_TEST
+
+/* llama.cpp's ./speculative: gamma = n_draft, drafts = n_predict - n_accept. */
+START_TEST(llama_speculative_counters)
+{
+    /* 371 - 313 = 58 drafts; 912 tokens of at most 16: 58 x 15 = 870, 42 drafts one longer */
+    sd_counts c = load_ok(fixture("counters-llama-speculative.log"), NULL);
+    double reached[16];
+    for (size_t i = 0; i < 16; i++)
+        reached[i] = i < 15 ? 58 : 42;
+    ck_assert_str_eq(c.format, "llama-speculative");
+    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
+    ck_assert_int_eq(c.has_positions, 0);
+    ck_assert_int_eq(c.reached_assumed, 1);
+    expect_counts(&c, 16, 58, 912, 313, NULL, reached);
+    ck_assert_ptr_nonnull(strstr(c.notes, "drafts = n_predict - n_accept = 58"));
+    sd_counts_options g8 = { .gamma = 8 };
+    expect_fail_path(fixture("counters-llama-speculative.log"), &g8, ":6: gamma 8 was given, but n_draft = 16");
+    /* full drafts: nothing assumed; a parameter line with n_predict is not a field */
+    const char *full = "generate: n_ctx = 4096, n_predict = 256, n_keep = 0\nI n_draft   = 4\nI n_predict = 30\n"
+                       "I n_drafted = 40\nI n_accept  = 20\nI accept    = 50.000%\n";
+    const char *path = write_temp(full);
+    c = load_ok(path, NULL);
+    unlink(path);
+    expect_counts(&c, 4, 10, 40, 20, NULL, NULL);
+    ck_assert_int_eq(c.reached_assumed, 0);
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 5\nn_accept = 2\n", NULL, 3,
+                   "n_drafted = 5 tokens in n_predict - n_accept = 28 verifications of at most n_draft = 4: some "
+                   "verifications drafted nothing");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 40\nn_accept = 20\naccept = 40.000%\n", NULL, 5,
+                   "accept = 40% is not 100 n_accept / n_drafted = 50%");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_drafted = 10\nn_accept = 20\n", NULL, 4,
+                   "expected n_accept <= n_drafted");
+    expect_fail_at("n_draft = 0\nn_predict = 30\nn_drafted = 10\nn_accept = 2\n", NULL, 1, "gamma must be in [1, 64]");
+    expect_fail_at("n_draft = 4\nn_predict = x\n", NULL, 2, "cannot read");
+    expect_fail_at("n_draft = 4\nn_draft = 4\n", NULL, 2, "a second");
+    expect_fail_at("n_draft = 4\nn_predict = 30\nn_accept = 2\n", NULL, 0, "without 'n_drafted = N'");
 }
 END_TEST
 
@@ -419,8 +729,9 @@ START_TEST(bad_prometheus)
     expect_fail_at("# TYPE x gauge\nx 1 2 3\n", NULL, 2, "timestamp");
     expect_fail_at("# TYPE vllm:spec_decode_num_drafts_total gauge\n", NULL, 1, "is declared a gauge");
     expect_fail_at("# HELP x \\t\n", NULL, 1, "HELP");
-    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "missing counters: vllm:spec_decode_num_drafts, "
-                                                    "vllm:spec_decode_num_draft_tokens");
+    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "no speculative-decoding counters: expected vLLM's "
+                                                    "vllm:spec_decode_num_drafts, vllm:spec_decode_num_draft_tokens");
+    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "or llama.cpp's llamacpp:spec_decode_num_drafts, ");
     expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", NULL, 0,
                    "missing counters: vllm:spec_decode_num_draft_tokens, vllm:spec_decode_num_accepted_tokens, "
                    "vllm:spec_decode_num_accepted_tokens_per_pos");
@@ -450,7 +761,8 @@ START_TEST(bad_prometheus)
     expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n" PROM_OK_TAIL, NULL, 1,
                    "has no vllm:spec_decode_num_draft_tokens");
     sd_counts_options sel = { .select = "engine=7" };
-    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0, "missing counters with engine=7");
+    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0,
+                   "no speculative-decoding counters with engine=7");
     sd_counts_options bad_sel = { .select = "engine" };
     expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", &bad_sel, 0, "expected label=value");
 }
@@ -545,7 +857,7 @@ START_TEST(reader_table)
         ck_assert(sd_counters_readers[n].detect != NULL);
         ck_assert(sd_counters_readers[n].read != NULL);
     }
-    ck_assert_uint_eq(n, 10);
+    ck_assert_uint_eq(n, 16);
     ck_assert_ptr_null(f[n]);
     ck_assert(sd_counters_readers[n].read == NULL);
     /* only the scrape takes select and since; prometheus is the one fallback */
@@ -561,7 +873,25 @@ START_TEST(reader_table)
     ck_assert(!sd_prometheus_detect("vllm:num_requests_running 1", 0));
     ck_assert(sd_vllm_v1_detect("INFO [metrics.py:84] SpecDecoding metrics: Accepted: 1 tokens", 0));
     ck_assert(!sd_vllm_v1_detect("SpecDecoding metrics Accepted", 0));
-    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5, System efficiency: 0.4", 0));
+    ck_assert(!sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(sd_vllm_v1_early_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
+    ck_assert(!sd_vllm_v1_early_detect("Speculative metrics: Number of speculative tokens: 3", 0));
+    ck_assert(sd_vllm_bench_detect("---------------Speculative Decoding---------------", 0));
+    ck_assert(!sd_vllm_bench_detect("Speculative Decoding", 0));
+    ck_assert(!sd_vllm_bench_detect("--- Speculative Decoding ---", 0));
+    ck_assert(sd_vllm_offline_detect("num_drafts: 3", 0));
+    ck_assert(sd_vllm_offline_detect("acceptance at token 0: 0.50", 0));
+    ck_assert(!sd_vllm_offline_detect("num_drafts = 3", 0));
+    ck_assert(sd_sglang_detect("[x TP0] Decode batch, #running-req: 1, accept len: 1.50, ", 0));
+    ck_assert(sd_sglang_detect("Decode batch. #running-req: 1, accept len: 1.50", 0));
+    ck_assert(!sd_sglang_detect("Decode batch, #running-req: 1, #token: 5", 0));
+    ck_assert(sd_trtllm_bench_detect("= DECODING STATISTICS (Eagle)", 0));
+    ck_assert(sd_trtllm_bench_detect("[DAR] AVERAGE: 0.55", 0));
+    ck_assert(!sd_trtllm_bench_detect("[DARK] AVERAGE: 0.55", 0));
+    ck_assert(sd_llama_speculative_detect("0.06.896.015 I n_drafted = 912", 0));
+    ck_assert(!sd_llama_speculative_detect("generate: n_ctx = 4096, n_predict = 256, n_keep = 0", 0));
+    ck_assert(!sd_llama_speculative_detect("xn_drafted = 912", 0));
     ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
     ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
     ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
@@ -786,9 +1116,16 @@ Suite *counters_suite(void)
     tcase_add_test(tc, prometheus_two_engines);
     tcase_add_test(tc, prometheus_since);
     tcase_add_test(tc, prometheus_syntax);
+    tcase_add_test(tc, prometheus_llamacpp);
     tcase_add_test(tc, vllm_v1_log);
     tcase_add_test(tc, vllm_v1_derivation);
     tcase_add_test(tc, vllm_v0_log);
+    tcase_add_test(tc, vllm_v1_early_log);
+    tcase_add_test(tc, vllm_bench_block);
+    tcase_add_test(tc, vllm_offline_summary);
+    tcase_add_test(tc, sglang_decode);
+    tcase_add_test(tc, trtllm_bench_block);
+    tcase_add_test(tc, llama_speculative_counters);
     tcase_add_test(tc, llama_log);
     tcase_add_test(tc, llama_without_rates);
     tcase_add_test(tc, tsv_shapes);

@@ -357,8 +357,9 @@ START_TEST(json_detection)
     ck_assert(sd_llama_timings_detect("{\"draft_n\":1,\"draft_n_accepted\":1}", 0));
     ck_assert(sd_sglang_request_detect("\"spec_verify_ct\": 1", 0));
     ck_assert(sd_speculation_profile_detect("\"marginal_accept_rates\": [", 0));
-    for (size_t i = 6; i < 10; i++)
+    for (size_t i = 12; i < 16; i++)
         ck_assert_int_eq(sd_counters_readers[i].by, SD_COUNTERS_BY_JSON);
+    ck_assert_str_eq(sd_counters_readers[12].name, "vllm-request");
 }
 END_TEST
 
