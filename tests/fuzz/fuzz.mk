@@ -8,13 +8,13 @@
 # copy of tests/fuzz/corpus/NAME.
 #
 #   make fuzz [FUZZ_SECONDS=60]          every harness, FUZZ_SECONDS each
-#   make test-fuzz [FUZZ_CHECK_SECONDS=10]   a short bounded run (make check)
+#   make test-fuzz [FUZZ_CHECK_SECONDS=5]    a short bounded run (make check; 24 harnesses)
 #   make fuzz FUZZ_NAMES=parse FUZZ_FLAGS=-runs=10000000   one harness, libFuzzer flags
 
 .PHONY: fuzz test-fuzz fuzz-build
 
 FUZZ_SECONDS       ?= 60
-FUZZ_CHECK_SECONDS ?= 10
+FUZZ_CHECK_SECONDS ?= 5
 FUZZ_CC            ?= clang
 FUZZ_OPT           ?= -O1 -g
 FUZZ_NAMES         ?= parse tsv_dist presets scenario counters counters_prometheus counters_vllm_v1 \
@@ -41,7 +41,7 @@ fuzz: $(FUZZ_BINS)
 	@echo "  FUZZ  $(FUZZ_SECONDS) s per harness ($(FUZZ_DIR))"
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-## test-fuzz: the libFuzzer harnesses for FUZZ_CHECK_SECONDS (default 10) seconds each; fails on any finding
+## test-fuzz: the libFuzzer harnesses for FUZZ_CHECK_SECONDS (default 5) seconds each; fails on any finding
 test-fuzz: $(FUZZ_BINS)
 	@echo "  TEST  fuzz, $(FUZZ_CHECK_SECONDS) s per harness ($(FUZZ_DIR))"
 	$(Q)sh tests/fuzz/run.sh $(FUZZ_DIR) $(FUZZ_CHECK_SECONDS) $(FUZZ_NAMES)
