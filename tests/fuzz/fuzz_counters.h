@@ -124,7 +124,9 @@ FUZZ_FN void check_positions(const sd_counts *c)
 /* A gauge (counters.h): gamma and a mean accepted in [0, gamma], no counts, no positions. */
 FUZZ_FN void check_gauge(const sd_counts *c)
 {
-    CHECK(strcmp(c->format, "sglang") == 0 || strcmp(c->format, "trtllm-bench") == 0, "a gauge from %s", c->format);
+    CHECK(strcmp(c->format, "sglang") == 0 || strcmp(c->format, "trtllm-bench") == 0 ||
+              strcmp(c->format, "speculation-profile") == 0,
+          "a gauge from %s", c->format);
     CHECK(c->mean_accepted >= 0.0 && c->mean_accepted <= (double)c->gamma, "gauge: mean %.17g, gamma %zu",
           c->mean_accepted, c->gamma);
     CHECK(c->drafts == 0.0 && c->draft_tokens == 0.0 && c->accepted_tokens == 0.0 && !c->has_positions &&
