@@ -99,7 +99,7 @@ test-unit: $(TESTS)
 ## test-cli: golden and invalid-input tests of the specdec program, from here and from /
 test-cli: $(SPECDEC)
 	@echo "  TEST  cli ($(BUILD))"
-	$(Q)sh tests/cli.sh $(SPECDEC)
+	$(Q)$(if $(SAN),CLI_WHERE=root )sh tests/cli.sh $(SPECDEC)
 
 ## test-scale: shards merged equal one run bit for bit; merge refuses what is not one job; GNU parallel
 test-scale: $(SPECDEC)
@@ -111,7 +111,7 @@ test-install: $(SPECDEC) $(LIBSO) $(LIBA)
 	@echo "  TEST  install ($(BUILD))"
 	$(Q)MAKE="$(MAKE)" sh tests/install.sh $(BUILD)
 
-## sanitize: build in build/san with -fsanitize=address,undefined and run the unit, CLI and scale tests
+## sanitize: build in build/san with -fsanitize=address,undefined and run the unit, CLI (from the root only) and scale tests
 sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli test-scale
 
