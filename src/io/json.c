@@ -11,6 +11,7 @@
  * of many members cannot cost O(n^2).
  */
 #include "json.h"
+#include "json_impl.h"
 
 #include <assert.h>
 #include <math.h>
@@ -23,8 +24,7 @@ enum {
     BLOCK_FIRST = 16384,     /* the first arena block, bytes; each next one doubles */
     BLOCK_LARGEST = 1 << 24, /* ... up to this; a larger request gets a block of its own */
     PENDING_FIRST = 64,      /* slots of the pending list at first */
-    DUP_PAIRWISE = 16,       /* objects up to this size are checked pair by pair */
-    QUOTE_MAX = 40           /* bytes of the input a message quotes at most */
+    DUP_PAIRWISE = 16        /* objects up to this size are checked pair by pair */
 };
 
 /* ---------------------------------------------------------------- the arena */
@@ -117,45 +117,11 @@ typedef struct {
     sd_error *err;
 } parser;
 
-/* A short text for a message, returned by value: print it as f(...).s. */
-typedef struct {
-    char s[4 * QUOTE_MAX + 8];
-} shown;
-
-/* s[0 .. n - 1] in double quotes, at most QUOTE_MAX bytes of it (then
- * "..."): printable ASCII as it is (" and \ escaped), every other byte as
- * \xHH, so that a message quoting the input holds no control byte. */
-static shown quote(const char *s, size_t n)
-{
-    shown q;
-    size_t k = 0;
-    q.s[k++] = '"';
-    for (size_t i = 0; i < n && i < QUOTE_MAX; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            q.s[k++] = '\\';
-            q.s[k++] = (char)c;
-        } else if (c >= 0x20 && c < 0x7f) {
-            q.s[k++] = (char)c;
-        } else {
-            snprintf(q.s + k, sizeof q.s - k, "\\x%02x", c);
-            k += 4;
-        }
-    }
-    if (n > QUOTE_MAX) {
-        memcpy(q.s + k, "...", 3);
-        k += 3;
-    }
-    q.s[k++] = '"';
-    q.s[k] = '\0';
-    return q;
-}
-
 /* The byte at the parser's position as a message shows it: 'c' when
  * printable, else "byte 0xHH", or "the end of the input". */
-static shown found(const parser *p)
+static sd_json_shown found(const parser *p)
 {
-    shown f;
+    sd_json_shown f;
     if (p->pos >= p->len)
         snprintf(f.s, sizeof f.s, "the end of the input");
     else if (p->s[p->pos] > 0x20 && p->s[p->pos] < 0x7f)
@@ -418,7 +384,7 @@ static sd_status parse_string(parser *p, sd_json *v)
             if (k == 0) {
                 size_t shown_n = p->len - p->pos < 4 ? p->len - p->pos : 4;
                 return fail(p, line, "invalid UTF-8 in a string at %s",
-                            quote((const char *)p->s + p->pos, shown_n).s);
+                            sd_json_quote((const char *)p->s + p->pos, shown_n).s);
             }
             memcpy(p->scratch + n, p->s + p->pos, k);
             n += k;
@@ -516,7 +482,7 @@ static sd_status parse_number(parser *p, sd_json *v)
     if (!ok) {
         size_t n = token_len(p, start), d = start + (p->s[start] == '-');
         int zero = d + 1 < start + n && p->s[d] == '0' && p->s[d + 1] >= '0' && p->s[d + 1] <= '9';
-        return fail(p, p->line, "invalid number %s%s", quote((const char *)p->s + start, n).s,
+        return fail(p, p->line, "invalid number %s%s", sd_json_quote((const char *)p->s + start, n).s,
                     zero ? " (JSON numbers have no leading zeros)" : "");
     }
     return number_value(p, start, i, plain, NULL, v);
@@ -543,7 +509,7 @@ static sd_status parse_literal(parser *p, sd_json *v)
     if (word_at(p, p->pos, "Infinity"))
         return number_value(p, p->pos, p->pos + 8, 0, &inf, v);
     return fail(p, p->line, "invalid literal %s (expected true, false, null, NaN or Infinity)",
-                quote((const char *)p->s + p->pos, token_len(p, p->pos)).s);
+                sd_json_quote((const char *)p->s + p->pos, token_len(p, p->pos)).s);
 }
 
 /* A member name at the position, after what (for the message): a pending
@@ -551,7 +517,7 @@ static sd_status parse_literal(parser *p, sd_json *v)
 static sd_status parse_name(parser *p, const char *after)
 {
     skip_space(p);
-    char what[sizeof(shown) + 64];
+    char what[sizeof(sd_json_shown) + 64];
     snprintf(what, sizeof what, "a member name (a string) %s", after);
     if (peek(p) != '"')
         return expected(p, what);
@@ -565,7 +531,7 @@ static sd_status parse_name(parser *p, const char *after)
         return st;
     skip_space(p);
     if (peek(p) != ':') {
-        snprintf(what, sizeof what, "':' after the member name %s", quote(name->string.s, name->string.len).s);
+        snprintf(what, sizeof what, "':' after the member name %s", sd_json_quote(name->string.s, name->string.len).s);
         return expected(p, what);
     }
     p->pos++;
@@ -624,7 +590,7 @@ static sd_status check_names(parser *p, const sd_json_member *m, size_t n)
     if (dup == NULL)
         return SD_OK;
     return fail(p, dup->name.line, "duplicate member name %s in an object (first on line %zu)",
-                quote(dup->name.string.s, dup->name.string.len).s, first->name.line);
+                sd_json_quote(dup->name.string.s, dup->name.string.len).s, first->name.line);
 }
 
 /* Closes the container on top of the stack into *v: its pending values into the tree. */
@@ -814,118 +780,4 @@ void sd_json_free(sd_json_docs *d)
 {
     arena_free(d->mem);
     memset(d, 0, sizeof *d);
-}
-
-/* ---------------------------------------------------------------- lookups and getters */
-
-const char *sd_json_type_name(sd_json_type type)
-{
-    static const char *const NAMES[] = { [SD_JSON_NULL] = "null",       [SD_JSON_BOOL] = "a boolean",
-                                         [SD_JSON_NUMBER] = "a number", [SD_JSON_STRING] = "a string",
-                                         [SD_JSON_ARRAY] = "an array",  [SD_JSON_OBJECT] = "an object" };
-    return (unsigned)type < sizeof NAMES / sizeof NAMES[0] ? NAMES[type] : "an unknown value";
-}
-
-const sd_json *sd_json_find(const sd_json *obj, const char *key)
-{
-    if (obj == NULL || obj->type != SD_JSON_OBJECT)
-        return NULL;
-    size_t n = strlen(key);
-    /* a name holding a NUL byte cannot match: key has none in its first n bytes */
-    for (size_t i = 0; i < obj->object.n; i++) {
-        const sd_json *name = &obj->object.member[i].name;
-        if (name->string.len == n && memcmp(name->string.s, key, n) == 0)
-            return &obj->object.member[i].value;
-    }
-    return NULL;
-}
-
-size_t sd_json_length(const sd_json *v)
-{
-    if (v == NULL)
-        return 0;
-    return v->type == SD_JSON_ARRAY ? v->array.n : v->type == SD_JSON_OBJECT ? v->object.n : 0;
-}
-
-const sd_json *sd_json_at(const sd_json *v, size_t i)
-{
-    return v != NULL && v->type == SD_JSON_ARRAY && i < v->array.n ? &v->array.item[i] : NULL;
-}
-
-/* SD_EINVAL with "PATH:LINE: json: WHAT: ..." on v's line. */
-__attribute__((format(printf, 4, 5))) static sd_status refuse(const sd_json *v, const char *what, sd_error *err,
-                                                              const char *fmt, ...)
-{
-    char why[sizeof err->msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return sd_status_fail(err, SD_EINVAL, "%s:%zu: json: %s%s%s", v->path, v->line, what != NULL ? what : "",
-                          what != NULL ? ": " : "", why);
-}
-
-sd_status sd_json_get(const sd_json *obj, const char *key, const sd_json **out, sd_error *err)
-{
-    assert(obj != NULL && key != NULL);
-    shown k = quote(key, strlen(key));
-    if (obj->type != SD_JSON_OBJECT)
-        return refuse(obj, NULL, err, "expected an object with a member %s, found %s", k.s,
-                      sd_json_type_name(obj->type));
-    const sd_json *v = sd_json_find(obj, key);
-    if (v == NULL)
-        return refuse(obj, NULL, err, "the object has no member %s", k.s);
-    *out = v;
-    return SD_OK;
-}
-
-sd_status sd_json_expect(const sd_json *v, sd_json_type type, const char *what, sd_error *err)
-{
-    assert(v != NULL);
-    if (v->type != type)
-        return refuse(v, what, err, "expected %s, found %s", sd_json_type_name(type), sd_json_type_name(v->type));
-    return SD_OK;
-}
-
-sd_status sd_json_number(const sd_json *v, const char *what, double *x, sd_error *err)
-{
-    sd_status st = sd_json_expect(v, SD_JSON_NUMBER, what, err);
-    if (st != SD_OK)
-        return st;
-    if (!v->number.finite)
-        return refuse(v, what, err, "%s is not a finite number", quote(v->number.text, v->number.len).s);
-    *x = v->number.x;
-    return SD_OK;
-}
-
-sd_status sd_json_count(const sd_json *v, const char *what, uint64_t *n, sd_error *err)
-{
-    sd_status st = sd_json_expect(v, SD_JSON_NUMBER, what, err);
-    if (st != SD_OK)
-        return st;
-    if (!v->number.count)
-        return refuse(v, what, err, "expected a count (digits only, at most 2^53), found %s",
-                      quote(v->number.text, v->number.len).s);
-    *n = (uint64_t)v->number.x;
-    return SD_OK;
-}
-
-sd_status sd_json_string(const sd_json *v, const char *what, const char **str, sd_error *err)
-{
-    sd_status st = sd_json_expect(v, SD_JSON_STRING, what, err);
-    if (st != SD_OK)
-        return st;
-    if (v->string.nul)
-        return refuse(v, what, err, "the string holds a NUL byte (\\u0000)");
-    *str = v->string.s;
-    return SD_OK;
-}
-
-sd_status sd_json_bool(const sd_json *v, const char *what, int *b, sd_error *err)
-{
-    sd_status st = sd_json_expect(v, SD_JSON_BOOL, what, err);
-    if (st != SD_OK)
-        return st;
-    *b = v->boolean;
-    return SD_OK;
 }
