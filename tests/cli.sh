@@ -83,6 +83,10 @@ F=$ROOT/tests/fixtures
 # drafted tokens in 50 / (2 - 1) = 50 drafts, every one 2 tokens long, so alpha + alpha^2 = 1
 printf 'slot print_timings: id  0 | task 7 | draft acceptance = 0.50000 (   50 accepted /   100 generated), mean len =  2.00\n' > "$T/llama-mean.log"
 printf 'vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts_total 10\n' > "$T/mixed.prom"
+# TensorRT-LLM's iteration counters alone (tensorrt_llm/metrics/collector.py): no drafts counter
+printf 'trtllm_spec_decode_num_draft_tokens_total 300.0\ntrtllm_spec_decode_num_accepted_tokens_total 170.0\n' > "$T/trtllm-iter.prom"
+# SGLang's two gauges of an older server: len 2, rate 0.5 fit version A with gamma 3 and B with 2
+printf 'sglang:spec_accept_length 2.0\nsglang:spec_accept_rate 0.5\n' > "$T/sglang-ambiguous.prom"
 # almost nothing accepted: no gamma beats plain decoding at c = 0.5
 printf 'gamma\tdrafts\taccepted_1\n1\t1000\t20\n' > "$T/counts-hopeless.tsv"
 # the JSON readers' bad inputs (src/counters/vllm_request.c, llama_timings.c, sglang_request.c,

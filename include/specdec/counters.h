@@ -11,7 +11,14 @@
  *               with vLLM V1's counters vllm:spec_decode_num_drafts,
  *               _num_draft_tokens, _num_accepted_tokens and
  *               _num_accepted_tokens_per_pos{position="i"} (0-based), each
- *               with or without prometheus_client's "_total" suffix
+ *               with or without prometheus_client's "_total" suffix; or
+ *               llama-server's, the same under llamacpp:; or TensorRT-LLM's
+ *               trtllm_spec_decode_drafted_tokens and _accepted_tokens
+ *               {token_position} (drafts = drafted at position 0), else its
+ *               iteration counters with opt->gamma; or SGLang's
+ *               sglang:spec_verify_calls with the generation tokens and
+ *               requests (no positions), else the gauge
+ *               sglang:spec_accept_length (a gauge); one engine per scrape
  *   vllm-v1     vLLM V1 log lines "SpecDecoding metrics: ..." (one logging
  *               interval each: the lines are summed)
  *   vllm-v0     vLLM V0 log lines "Speculative metrics: ..." (cumulative

@@ -143,14 +143,12 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
                 return SD_OK;
             }
     return sd_status_fail(cx->err, SD_EINVAL,
-                          "%s: no speculative-decoding counts found: expected a Prometheus scrape with vLLM's "
-                          "vllm:spec_decode_* or llama.cpp's llamacpp:spec_decode_* counters, vLLM 'SpecDecoding "
-                          "metrics:' or 'Speculative metrics:' log lines, a 'vllm bench serve' Speculative Decoding "
-                          "block, a vLLM spec_decode.py summary, SGLang 'Decode batch ... accept len' lines, a "
-                          "trtllm-bench DECODING STATISTICS block, llama.cpp 'draft acceptance' or 'statistics' lines, "
-                          "llama.cpp's speculative example's n_drafted and n_accept, a TSV with the columns gamma, "
-                          "drafts, accepted_1 ... or accepted, count, or JSON (vLLM per-request metrics, llama-server "
-                          "timings, SGLang meta_info, speculation_profile.json)",
+                          "%s: no speculative-decoding counts found: expected a /metrics scrape (vLLM, llama.cpp, "
+                          "TensorRT-LLM or SGLang), vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' lines, a "
+                          "'vllm bench serve' or spec_decode.py summary, SGLang 'Decode batch' lines, a trtllm-bench "
+                          "DECODING STATISTICS block, llama.cpp 'draft acceptance' or 'statistics' lines or "
+                          "./speculative counters, a TSV (gamma, drafts, accepted_1 ... or accepted, count), or JSON "
+                          "(vLLM or SGLang per request, llama-server timings, speculation_profile.json)",
                           cx->path);
 }
 

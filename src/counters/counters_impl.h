@@ -1,7 +1,8 @@
 /* counters_impl.h -- the private half of counters (counters.h): what its readers share.
  *
  * One reader per input format, each in its own file and citing the engine
- * source it follows: prometheus.c (with the writer), vllm_v1.c, vllm_v0.c,
+ * source it follows: prometheus.c (with the writer; the exposition format
+ * itself in exposition.c), vllm_v1.c, vllm_v0.c,
  * llama_cpp.c, counts_tsv.c (the tsv and histogram tables), vllm_v1_early.c,
  * vllm_bench.c, vllm_offline.c, sglang.c, trtllm_bench.c and llama_speculative.c.  The reader
  * table sd_counters_readers (counters.c) names them; sd_counters_load
@@ -103,12 +104,13 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
 
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 
-/* prometheus.c: a saved /metrics scrape with vLLM's or llama.cpp's counters (the
- * fallback).  detect: the line, past its blanks, starts with vllm:spec_decode_ or
- * llamacpp:spec_decode_ (a sample's name, plain or as {"...), or it is the file's
- * first line that is not blank and starts with "# HELP " or "# TYPE ".  read: every line checked
- * as exposition text; one engine's four counters summed over the label sets (or the
- * one opt->select picks), less those of the scrape opt->since. */
+/* prometheus.c: a saved /metrics scrape with vLLM's, llama.cpp's, TensorRT-LLM's or SGLang's
+ * speculative-decoding metrics (the fallback).  detect: the line, past its blanks, starts
+ * with vllm:spec_decode_, llamacpp:spec_decode_, trtllm_spec_decode_ or sglang:spec_ (a
+ * sample's name, plain or as {"...), or it is the file's first line that is not blank and
+ * starts with "# HELP " or "# TYPE ".  read: every line checked as exposition text
+ * (exposition.h); one engine's metrics over the label sets (or the one opt->select picks),
+ * less the counters of the scrape opt->since, turned into counts by that engine's rule. */
 int sd_prometheus_detect(const char *line, int first);
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 

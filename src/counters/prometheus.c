@@ -1,22 +1,61 @@
-/* prometheus.c -- the prometheus reader and writer: a /metrics scrape of vLLM's or llama.cpp's
- * speculative-decoding counters (see counters_impl.h).
+/* prometheus.c -- the prometheus reader and writer: a /metrics scrape of vLLM's, llama.cpp's,
+ * TensorRT-LLM's or SGLang's speculative-decoding metrics (see counters_impl.h).
  *
- * Source: https://prometheus.io/docs/instrumenting/exposition_formats/ ("Text format details"):
- * lines end with '\n' (a CR before it is dropped here); blank lines are ignored; tokens are
- * separated by blanks and tabs, leading and trailing ones ignored.  '#' starts a comment; the
- * comments "# HELP name docstring" (docstring escapes \\ and \n) and "# TYPE name counter|gauge|
- * histogram|summary|untyped" are checked.  A sample is
- *   metric_name [ "{" label_name "=" `"` label_value `"` { "," ... } [ "," ] "}" ] value [ timestamp ]
- * or "{" `"`metric_name`"` [ "," labels ] "}" value [ timestamp ] for names outside the legacy
- * character set (label names may be quoted too); label values escape backslash, double quote and
- * line feed as \\, \" and \n (no other escape); value is a float as Go's ParseFloat reads it
- * (NaN, +Inf, -Inf valid; hexadecimal floats are not accepted here), timestamp an int64.
- * prometheus_client (prometheus/client_python, prometheus_client/exposition.py, generate_latest)
- * exposes a counter x as samples x_total under "# TYPE x_total counter" (plus x_created), so the
- * names are read with or without "_total".  vLLM's counters: vllm/v1/spec_decode/metrics.py,
- * SpecDecodingProm (the engine's labels, e.g. model_name and engine, plus position="0".."k-1"
- * on ..._per_pos); llama.cpp's: the same under llamacpp: (the table ENGINES, a row per
- * engine).  Series that differ in other labels are summed unless opt->select picks one. */
+ * The exposition format is read by exposition.c; here are the engines: the table METRICS
+ * names every metric read, by engine and by role, and the table ENGINES gives each engine
+ * the function that turns its series into counts.  One engine per scrape.  Series that
+ * differ in labels other than the position are summed unless opt->select picks one;
+ * opt->since subtracts an earlier scrape's counters (a gauge keeps this scrape's value).
+ *
+ * vLLM V1: vllm/v1/spec_decode/metrics.py (SpecDecodingProm): num_drafts, num_draft_tokens,
+ * num_accepted_tokens and num_accepted_tokens_per_pos{position="0".."k-1"}, prefix counts,
+ * every position counted over all drafts.  vLLM V0's vllm:spec_decode_num_emitted_tokens is
+ * read only to say that a V0 scrape counts no drafts.
+ *
+ * llama.cpp's server: the same names and meaning under its own prefix (ggml-org/llama.cpp PR
+ * #26389, "matching the vLLM counter schema": n_draft_tokens, n_draft_accepted,
+ * n_draft_verif_steps and n_accepted_per_pos[i], the verification steps that accepted more
+ * than i tokens, in tools/server/server-context.cpp).  That its vector spans --draft-max and
+ * not only the longest accepted prefix was not verified in its source (the notes say so).
+ *
+ * TensorRT-LLM (trtllm-serve's /prometheus/metrics; NVIDIA/TensorRT-LLM
+ * tensorrt_llm/metrics/collector.py @ 050f80def8df236e326949c8bd9dee10fd896a83, prefix
+ * "trtllm_"; labels model_name, engine_type):
+ *   trtllm_spec_decode_drafted_tokens_total{token_position} and ..._accepted_tokens_total
+ *     {token_position}: per request, added when it finishes (return_perf_metrics; PR #12636):
+ *     the drafts that drafted a token at position i, and those that accepted it;
+ *   trtllm_spec_decode_num_draft_tokens_total, ..._num_accepted_tokens_total: per iteration
+ *     (enable_iter_perf_stats; PR #12545): draft tokens proposed, draft tokens accepted
+ *     (cpp/include/tensorrt_llm/executor/types.h, SpecDecodingStats);
+ *   the gauges ..._acceptance_length and ..._draft_overhead hold the last iteration's value
+ *     and are not read.
+ *   With the per-position counters: drafts = drafted{0} (no drafts counter exists; each
+ *   verification with a draft drafts position 0), reached[i] = drafted{i}, accepted_at[i] =
+ *   accepted{i}, taken as prefix counts (a draft token after a rejection is never accepted);
+ *   the code filling the per-position lists was not found, so the prefix reading is held to
+ *   the counts (accepted{i} non-increasing, at most drafted{i}) and said in the notes.
+ *   Without them: the iteration counters, drafts = draft tokens / gamma (--gamma required).
+ *
+ * SGLang (python/sglang/srt/observability/metrics_collector.py @
+ * 016d8605e45876180312e29d6988e1de06562472; before, python/sglang/srt/metrics/collector.py):
+ *   sglang:spec_verify_calls_total (PR #25689): the verify passes of each request
+ *     (req.spec_verify_ct, one per request per pass), added with sglang:generation_tokens_total
+ *     (its completion tokens, the first one made by prefill, no verify) and
+ *     sglang:num_requests_total when a request finishes (tokenizer_manager.py @
+ *     001067fffe33427bee0ed2f007fb7551a1d76b44, collect_metrics); so accepted drafts =
+ *     generation tokens - requests - verifies, each family summed over its label sets
+ *     (is_streaming too);
+ *   the gauges sglang:spec_accept_length (each --decode-log-interval window's accepted drafts
+ *     + bonus per request-verify, the 'Decode batch' line's accept len; reset every window,
+ *     mostrecent) and sglang:spec_accept_rate (version A before PR #23530: len /
+ *     num_draft_tokens; B from it: (len - 1) / (num_draft_tokens - 1)), and sglang:
+ *     spec_num_steps, spec_num_draft_tokens (PR #25940: the active configuration;
+ *     python/sglang/srt/managers/scheduler_components/metrics_reporter.py @
+ *     c9cbe8f25f9672ae72363052acff97b5464fe202).
+ *   With the verify counter the counts are used (prefix, no positions); else the accept
+ *   length gauge (the plain mean over label sets) is a gauge.  gamma: --gamma, else
+ *   spec_num_steps, else the one gamma in [1, 64] for which the gauges' len and rate meet
+ *   version A's or B's formula (to 1e-9), else refused naming --gamma. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -25,668 +64,515 @@
 #include <string.h>
 
 #include "counters_impl.h"
+#include "exposition.h"
 
-#define SERIES_MAX 4096 /* spec-decode series in one scrape */
-
-/* The four counters of a scrape, by role, with vLLM's documentation (the writer's HELP). */
-enum { C_DRAFTS, C_DRAFT_TOKENS, C_ACCEPTED, C_PER_POS, C_N };
-static const char *const HELP[C_N] = {
-    "Number of spec decoding drafts.",
-    "Number of draft tokens.",
-    "Number of accepted tokens.",
-    "Accepted tokens per draft position.",
+/* What a metric means to its engine's builder. */
+enum {
+    R_DRAFTS,         /* counter: drafts (verification steps with a draft) */
+    R_DRAFT_TOKENS,   /* counter: draft tokens */
+    R_ACCEPTED,       /* counter: accepted draft tokens */
+    R_ACCEPTED_POS,   /* counter per position: drafts accepted through it */
+    R_DRAFTED_POS,    /* counter per position: drafts that drafted it */
+    R_EMITTED,        /* counter: vLLM V0's emitted tokens (only named in a message) */
+    R_VERIFIES,       /* counter: request-verifies (SGLang) */
+    R_GENERATED,      /* counter: generated tokens of finished requests (SGLang) */
+    R_REQUESTS,       /* counter: finished requests (SGLang) */
+    R_LENGTH,         /* gauge: the mean accept length, bonus included (SGLang) */
+    R_RATE,           /* gauge: the acceptance rate (SGLang) */
+    R_STEPS,          /* gauge: the active draft length (SGLang) */
+    R_NUM_DRAFT,      /* gauge: the active draft tokens per verify, bonus slot included (SGLang) */
+    R_N
 };
 
-/* The engines whose counters a scrape may hold, a row each: the counters' names by role.
- * vLLM V1: vllm/v1/spec_decode/metrics.py (SpecDecodingProm).  llama.cpp's server: the same
- * names and meaning under its own prefix (ggml-org/llama.cpp PR #26389, "matching the vLLM
- * counter schema": n_draft_tokens, n_draft_accepted, n_draft_verif_steps and
- * n_accepted_per_pos[i], the verification steps that accepted more than i tokens, in
- * tools/server/server-context.cpp).  gamma is the number of per-position series for both;
- * that llama.cpp's vector spans --draft-max and not only the longest accepted prefix was not
- * verified in its source (the notes say so).  One engine per scrape. */
-static const struct {
-    const char *engine;      /* as the notes and messages name it */
-    const char *name[C_N];   /* by role, without prometheus_client's "_total" */
-    int unsure_gamma;        /* 1: that the positions span the draft length is not verified */
-} ENGINES[] = {
-    { .engine = "vLLM",
-      .name = { "vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens",
-                "vllm:spec_decode_num_accepted_tokens", "vllm:spec_decode_num_accepted_tokens_per_pos" } },
-    { .engine = "llama.cpp",
-      .name = { "llamacpp:spec_decode_num_drafts", "llamacpp:spec_decode_num_draft_tokens",
-                "llamacpp:spec_decode_num_accepted_tokens", "llamacpp:spec_decode_num_accepted_tokens_per_pos" },
-      .unsure_gamma = 1 },
+enum { E_VLLM, E_LLAMACPP, E_TRTLLM, E_SGLANG, E_N };
+static const char *const ENGINE[E_N] = { "vLLM", "llama.cpp", "TensorRT-LLM", "SGLang" };
+
+/* Every metric read: { name without "_total", gauge, engine, role, index label }. */
+static const sd_expo_metric METRICS[] = {
+    { "vllm:spec_decode_num_drafts", 0, E_VLLM, R_DRAFTS, NULL },
+    { "vllm:spec_decode_num_draft_tokens", 0, E_VLLM, R_DRAFT_TOKENS, NULL },
+    { "vllm:spec_decode_num_accepted_tokens", 0, E_VLLM, R_ACCEPTED, NULL },
+    { "vllm:spec_decode_num_accepted_tokens_per_pos", 0, E_VLLM, R_ACCEPTED_POS, "position" },
+    { "vllm:spec_decode_num_emitted_tokens", 0, E_VLLM, R_EMITTED, NULL },
+    { "llamacpp:spec_decode_num_drafts", 0, E_LLAMACPP, R_DRAFTS, NULL },
+    { "llamacpp:spec_decode_num_draft_tokens", 0, E_LLAMACPP, R_DRAFT_TOKENS, NULL },
+    { "llamacpp:spec_decode_num_accepted_tokens", 0, E_LLAMACPP, R_ACCEPTED, NULL },
+    { "llamacpp:spec_decode_num_accepted_tokens_per_pos", 0, E_LLAMACPP, R_ACCEPTED_POS, "position" },
+    { "trtllm_spec_decode_drafted_tokens", 0, E_TRTLLM, R_DRAFTED_POS, "token_position" },
+    { "trtllm_spec_decode_accepted_tokens", 0, E_TRTLLM, R_ACCEPTED_POS, "token_position" },
+    { "trtllm_spec_decode_num_draft_tokens", 0, E_TRTLLM, R_DRAFT_TOKENS, NULL },
+    { "trtllm_spec_decode_num_accepted_tokens", 0, E_TRTLLM, R_ACCEPTED, NULL },
+    { "trtllm_spec_decode_acceptance_length", 1, E_TRTLLM, R_LENGTH, NULL }, /* not used: one iteration */
+    { "sglang:spec_verify_calls", 0, E_SGLANG, R_VERIFIES, NULL },
+    { "sglang:generation_tokens", 0, E_SGLANG, R_GENERATED, NULL },
+    { "sglang:num_requests", 0, E_SGLANG, R_REQUESTS, NULL },
+    { "sglang:spec_accept_length", 1, E_SGLANG, R_LENGTH, NULL },
+    { "sglang:spec_accept_rate", 1, E_SGLANG, R_RATE, NULL },
+    { "sglang:spec_num_steps", 1, E_SGLANG, R_STEPS, NULL },
+    { "sglang:spec_num_draft_tokens", 1, E_SGLANG, R_NUM_DRAFT, NULL },
 };
-#define E_N ((int)(sizeof ENGINES / sizeof *ENGINES))
+#define M_N (sizeof METRICS / sizeof *METRICS)
 
-typedef struct {
-    int counter, pos; /* pos: the position label of ..._per_pos, else -1 */
-    char *key;        /* the other labels, sorted by name and escaped: a="x",b="y" */
-    double value;
-    size_t line;
-} pseries;
+static const sd_expo_table TABLE = { METRICS, M_N, ENGINE, MAXG, "gamma beyond 64" };
 
-typedef struct {
-    pseries *s;
-    size_t n, cap;
-    int v0;     /* vLLM V0's vllm:spec_decode_num_emitted_tokens was seen */
-    int engine; /* the row of ENGINES the series are of (when n > 0 or has_engine) */
-    int has_engine;
-    size_t engine_line; /* its first series */
-} pscrape;
-
-typedef struct {
-    const char *name, *val;
-    size_t nn, vn;
-} plabel;
-
-typedef struct {
-    const char *name, *val; /* opt->select split; name NULL when not given */
-    size_t nn, vn;
-} psel;
-
-typedef struct {
-    const sd_counters_ctx *cx;
-    const char *path;
-    size_t line;
-    char *scratch; /* the current line's decoded names and values */
-    const psel *sel;
-    pscrape *out;
-} pctx;
-
-#define PLABELS 64
-
-/* The role of the metric name[0..n-1] (with or without "_total") and its engine (*e), or -1. */
-static int counter_of(const char *name, size_t n, int *e)
+/* The name of engine e's metric of role r ("" when it has none). */
+static const char *mname(int e, int r)
 {
-    for (int k = 0; k < E_N; k++)
-        for (int i = 0; i < C_N; i++) {
-            size_t m = strlen(ENGINES[k].name[i]);
-            if (memcmp(name, ENGINES[k].name[i], n < m ? n : m) == 0 &&
-                (n == m || (n == m + 6 && memcmp(name + m, "_total", 6) == 0))) {
-                *e = k;
-                return i;
-            }
-        }
-    return -1;
-}
-
-/* The name of role c in the scrape sc's engine. */
-static const char *cname(const pscrape *sc, int c)
-{
-    return ENGINES[sc->engine].name[c];
-}
-
-/* SD_EINVAL: "path:line: malformed exposition line: what". */
-static sd_status p_bad(const pctx *pc, const char *what)
-{
-    return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: malformed exposition line: %s", pc->path, pc->line, what);
-}
-
-/* 1 when ch may be in a label name (a metric name when metric: ':' too), first: as its first character. */
-static int ident_char(char ch, int first, int metric)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (metric && ch == ':') ||
-           (!first && ch >= '0' && ch <= '9');
-}
-
-/* A quoted string at s, decoded into *scratch (advanced); just past it, or NULL. */
-static const char *p_quoted(const char *s, char **scratch, const char **val, size_t *n)
-{
-    char *o = *scratch;
-    if (*s != '"')
-        return NULL;
-    *val = o;
-    for (s++; *s != '"'; s++) {
-        if (*s == '\0')
-            return NULL;
-        if (*s == '\\') {
-            s++;
-            if (*s != '\\' && *s != '"' && *s != 'n')
-                return NULL;
-            *o++ = *s == 'n' ? '\n' : *s;
-        } else {
-            *o++ = *s;
-        }
-    }
-    *n = (size_t)(o - *val);
-    *scratch = o;
-    return s + 1;
-}
-
-/* A metric or label name, plain or quoted; just past it, or NULL. */
-static const char *p_name(const char *s, int metric, char **scratch, const char **name, size_t *n)
-{
-    if (*s == '"')
-        return p_quoted(s, scratch, name, n);
-    if (!ident_char(*s, 1, metric))
-        return NULL;
-    *name = s;
-    while (ident_char(*s, 0, metric))
-        s++;
-    *n = (size_t)(s - *name);
-    return s;
-}
-
-/* The label set after '{': the labels into lb (the first PLABELS; *nlb counts all), a leading
- * quoted metric name into *mname when mname is not NULL.  Just past '}', or NULL. */
-static const char *p_labels(const char *s, char **scratch, plabel *lb, size_t *nlb, const char **mname, size_t *mn)
-{
-    size_t n = 0;
-    for (int first = 1;; first = 0) {
-        const char *ln, *v, *t;
-        size_t lnn, vn;
-        if (*(s = sd_text_skip_blank(s)) == '}')
-            break;
-        if ((t = p_name(s, 0, scratch, &ln, &lnn)) == NULL)
-            return NULL;
-        if (*(t = sd_text_skip_blank(t)) != '=') { /* "{"name", ...}" */
-            if (!first || *s != '"' || mname == NULL)
-                return NULL;
-            *mname = ln;
-            *mn = lnn;
-            s = t;
-        } else {
-            if ((t = p_quoted(sd_text_skip_blank(t + 1), scratch, &v, &vn)) == NULL)
-                return NULL;
-            if (n < PLABELS)
-                lb[n] = (plabel){ ln, v, lnn, vn };
-            n++;
-            s = sd_text_skip_blank(t);
-        }
-        if (*s == '}')
-            break;
-        if (*s++ != ',')
-            return NULL;
-    }
-    *nlb = n;
-    return s + 1;
-}
-
-/* Appends s[0..n-1] escaped as a label value (\\, \", \n) at *o. */
-static void p_escape(char **o, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' || s[i] == '"' || s[i] == '\n')
-            *(*o)++ = '\\';
-        *(*o)++ = s[i] == '\n' ? 'n' : s[i];
-    }
-}
-
-/* 1 when a's name sorts before b's (bytewise, a prefix first). */
-static int plabel_before(const plabel *a, const plabel *b)
-{
-    int c = memcmp(a->name, b->name, a->nn < b->nn ? a->nn : b->nn);
-    return c < 0 || (c == 0 && a->nn < b->nn);
-}
-
-/* The labels but skip (or none), sorted by name: a="x",b="y"; NULL when out of memory. */
-static char *p_key(const plabel *lb, size_t n, size_t skip)
-{
-    size_t idx[PLABELS];
-    size_t size = 1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == skip)
-            continue;
-        size_t j = m++;
-        for (; j > 0 && plabel_before(&lb[i], &lb[idx[j - 1]]); j--)
-            idx[j] = idx[j - 1];
-        idx[j] = i;
-        size += 2 * (lb[i].nn + lb[i].vn) + 4;
-    }
-    char *key = malloc(size);
-    char *o = key;
-    if (key == NULL)
-        return NULL;
-    for (size_t j = 0; j < m; j++) {
-        const plabel *l = &lb[idx[j]];
-        if (j > 0)
-            *o++ = ',';
-        p_escape(&o, l->name, l->nn);
-        *o++ = '=';
-        *o++ = '"';
-        p_escape(&o, l->val, l->vn);
-        *o++ = '"';
-    }
-    *o = '\0';
-    return key;
-}
-
-/* The position label of ..._per_pos (*at: its index), and whether the series is selected. */
-static sd_status p_labels_check(const pctx *pc, int c, const plabel *lb, size_t n, int *pos, size_t *at, int *selected)
-{
-    *pos = -1;
-    *at = SIZE_MAX;
-    *selected = pc->sel->name == NULL;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (lb[j].nn == lb[i].nn && memcmp(lb[j].name, lb[i].name, lb[i].nn) == 0)
-                return p_bad(pc, "a label name repeats");
-        if (pc->sel->name && lb[i].nn == pc->sel->nn && memcmp(lb[i].name, pc->sel->name, lb[i].nn) == 0 &&
-            lb[i].vn == pc->sel->vn && memcmp(lb[i].val, pc->sel->val, lb[i].vn) == 0)
-            *selected = 1;
-        if (c != C_PER_POS || !sd_text_span_is(lb[i].name, lb[i].nn, "position"))
-            continue;
-        uint64_t p;
-        if (!sd_text_count(lb[i].val, lb[i].vn, &p) || (lb[i].vn > 1 && lb[i].val[0] == '0'))
-            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the position label is not a whole number",
-                                  pc->path, pc->line, cname(pc->out, c));
-        if (p >= MAXG)
-            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: position %llu: gamma beyond %d", pc->path,
-                                  pc->line, cname(pc->out, c), (unsigned long long)p, MAXG);
-        *pos = (int)p;
-        *at = i;
-    }
-    if (c == C_PER_POS && *pos < 0)
-        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s without a position label", pc->path, pc->line,
-                              cname(pc->out, c));
-    return SD_OK;
-}
-
-/* Records a sample of one of vLLM's counters. */
-static sd_status p_keep(pctx *pc, int c, const plabel *lb, size_t n, double x, const char *v, size_t vn)
-{
-    int pos, selected;
-    size_t at;
-    if (n > PLABELS)
-        return p_bad(pc, "more than 64 labels on a speculative-decoding counter");
-    if (!(x >= 0.0 && x <= SD_TEXT_COUNT_MAX && floor(x) >= x))
-        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: %.*s is not a whole count in [0, 2^53]", pc->path,
-                              pc->line, cname(pc->out, c), (int)vn, v);
-    sd_status st = p_labels_check(pc, c, lb, n, &pos, &at, &selected);
-    if (st != SD_OK || !selected)
-        return st;
-    pscrape *sc = pc->out;
-    if (sc->n == SERIES_MAX)
-        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: more than %d speculative-decoding series", pc->path,
-                              pc->line, SERIES_MAX);
-    char *key = p_key(lb, n, at);
-    if (key == NULL)
-        return sd_status_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
-    for (size_t i = 0; i < sc->n; i++)
-        if (sc->s[i].counter == c && sc->s[i].pos == pos && strcmp(sc->s[i].key, key) == 0) {
-            free(key);
-            return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %s: the same series again (first on line %zu)",
-                                  pc->path, pc->line, cname(sc, c), sc->s[i].line);
-        }
-    if (sc->n == sc->cap) {
-        size_t cap = sc->cap ? 2 * sc->cap : 32;
-        pseries *ns = realloc(sc->s, cap * sizeof *ns);
-        if (ns == NULL) {
-            free(key);
-            return sd_status_fail(pc->cx->err, SD_ENOMEM, "%s: out of memory", pc->path);
-        }
-        sc->s = ns;
-        sc->cap = cap;
-    }
-    sc->s[sc->n++] = (pseries){ c, pos, key, x, pc->line };
-    return SD_OK;
-}
-
-/* A sample line (s: past its leading blanks): checked, and kept when it is one
- * of vLLM's counters.  SD_EINVAL when malformed (p_bad) or p_keep refuses it. */
-static sd_status p_sample(pctx *pc, const char *s)
-{
-    char *scratch = pc->scratch;
-    const char *name = NULL;
-    const char *v, *ts;
-    size_t nn = 0;
-    size_t nlb = 0;
-    size_t vn, tn;
-    plabel lb[PLABELS];
-    double x;
-    if (*s != '{' && (*s == '"' || (s = p_name(s, 1, &scratch, &name, &nn)) == NULL))
-        return p_bad(pc, "expected a metric name");
-    s = sd_text_skip_blank(s);
-    if (*s == '{' && (s = p_labels(s + 1, &scratch, lb, &nlb, name ? NULL : &name, &nn)) == NULL)
-        return p_bad(pc, "expected name=\"value\" labels between { and }");
-    if (name == NULL)
-        return p_bad(pc, "expected a metric name");
-    s = sd_text_skip_blank(s);
-    v = s;
-    while (*s && !sd_text_blank(*s))
-        s++;
-    vn = (size_t)(s - v);
-    if (!sd_text_go_float(v, vn, &x))
-        return p_bad(pc, vn ? "the value is not a number" : "expected a value");
-    s = sd_text_skip_blank(s);
-    ts = s;
-    s += *s == '-' || *s == '+';
-    while (*s >= '0' && *s <= '9')
-        s++;
-    tn = (size_t)(s - ts);
-    if (*sd_text_skip_blank(s) != '\0' || (tn > 0 && !(ts[tn - 1] >= '0' && ts[tn - 1] <= '9')) || tn > 20)
-        return p_bad(pc, "expected an optional integer timestamp after the value, then the end of the line");
-    if (nn >= 35 && memcmp(name, "vllm:spec_decode_num_emitted_tokens", 35) == 0)
-        pc->out->v0 = 1;
-    int e;
-    int c = counter_of(name, nn, &e);
-    if (c < 0)
-        return SD_OK;
-    pscrape *sc = pc->out;
-    if (sc->has_engine && sc->engine != e)
-        return sd_status_fail(pc->cx->err, SD_EINVAL,
-                              "%s:%zu: %.*s is %s's, but line %zu has %s's counters: one engine per scrape", pc->path,
-                              pc->line, (int)nn, name, ENGINES[e].engine, sc->engine_line, ENGINES[sc->engine].engine);
-    if (!sc->has_engine) {
-        sc->has_engine = 1;
-        sc->engine = e;
-        sc->engine_line = pc->line;
-    }
-    return p_keep(pc, c, lb, nlb, x, v, vn);
-}
-
-/* A comment line (s at its '#'): "# HELP" and "# TYPE" are checked, a TYPE of
- * one of vLLM's counters must be counter or untyped; others are ignored.
- * SD_EINVAL when one is malformed. */
-static sd_status p_comment(const pctx *pc, const char *s)
-{
-    char *scratch = pc->scratch;
-    s = sd_text_skip_blank(s + 1);
-    const char *w = s;
-    const char *name, *ty;
-    size_t wn, nn, tn;
-    while (*s && !sd_text_blank(*s))
-        s++;
-    wn = (size_t)(s - w);
-    int help = sd_text_span_is(w, wn, "HELP");
-    int type = sd_text_span_is(w, wn, "TYPE");
-    if (!help && !type)
-        return SD_OK;
-    if ((s = p_name(sd_text_skip_blank(s), 1, &scratch, &name, &nn)) == NULL || (*s && !sd_text_blank(*s)))
-        return p_bad(pc, help ? "# HELP needs a metric name" : "# TYPE needs a metric name");
-    if (help) {
-        for (; *s; s++)
-            if (*s == '\\' && (s[1] != '\\' && s[1] != 'n'))
-                return p_bad(pc, "a HELP text escapes only \\\\ and \\n");
-            else if (*s == '\\')
-                s++;
-        return SD_OK;
-    }
-    s = sd_text_skip_blank(s);
-    ty = s;
-    while (*s && !sd_text_blank(*s))
-        s++;
-    tn = (size_t)(s - ty);
-    if (*sd_text_skip_blank(s) != '\0' || !(sd_text_span_is(ty, tn, "counter") || sd_text_span_is(ty, tn, "gauge") ||
-                                            sd_text_span_is(ty, tn, "histogram") ||
-                                            sd_text_span_is(ty, tn, "summary") || sd_text_span_is(ty, tn, "untyped")))
-        return p_bad(pc, "# TYPE NAME counter|gauge|histogram|summary|untyped");
-    int e;
-    int c = counter_of(name, nn, &e);
-    if (c >= 0 && !sd_text_span_is(ty, tn, "counter") && !sd_text_span_is(ty, tn, "untyped"))
-        return sd_status_fail(pc->cx->err, SD_EINVAL, "%s:%zu: %.*s is declared a %.*s; %s's is a counter", pc->path,
-                              pc->line, (int)nn, name, (int)tn, ty, ENGINES[e].engine);
-    return SD_OK;
-}
-
-/* Frees the series of sc and zeroes it. */
-static void pscrape_free(pscrape *sc)
-{
-    for (size_t i = 0; i < sc->n; i++)
-        free(sc->s[i].key);
-    free(sc->s);
-    memset(sc, 0, sizeof *sc);
-}
-
-/* Every line of t (the file at path) checked as exposition text, vLLM's
- * counters (those sel selects) into *out.  SD_EINVAL at the first line that
- * does not parse; SD_ENOMEM. */
-static sd_status p_scan(const sd_counters_ctx *cx, const char *path, const sd_text *t, const psel *sel, pscrape *out)
-{
-    pctx pc = { cx, path, 0, malloc(t->longest + 1), sel, out };
-    sd_status st = pc.scratch ? SD_OK : sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", path);
-    for (size_t i = 0; i < t->n && st == SD_OK; i++) {
-        const char *s = sd_text_skip_blank(t->line[i]);
-        pc.line = i + 1;
-        if (*s == '#')
-            st = p_comment(&pc, s);
-        else if (*s != '\0')
-            st = p_sample(&pc, s);
-    }
-    free(pc.scratch);
-    return st;
+    for (size_t i = 0; i < M_N; i++)
+        if (METRICS[i].group == e && METRICS[i].tag == r)
+            return METRICS[i].name;
+    return "";
 }
 
 /* The counts of one label set. */
 typedef struct {
     const char *key;
-    size_t line;  /* its first series */
-    double v[3];  /* drafts, draft tokens, accepted tokens */
-    int have[3];
-    uint64_t mask; /* positions seen */
-    double pos[MAXG];
-    size_t pline[MAXG];
+    size_t line;      /* its first series */
+    double v[R_N];    /* the scalar roles */
+    int have[R_N];
+    uint64_t mask[2]; /* positions seen: [0] accepted, [1] drafted */
+    double pos[2][MAXG];
+    size_t pline[2][MAXG];
 } pgroup;
 
-/* The index in g[0 .. *ng - 1] of the label set of s, added (*ng grows) when new. */
-static size_t p_group_of(pgroup *g, size_t *ng, const pseries *s)
+/* The series of sc grouped by label set into g[0 .. *ng - 1] (room for sc->n). */
+static void p_group(const sd_expo_scrape *sc, pgroup *g, size_t *ng)
 {
-    size_t i = 0;
-    while (i < *ng && strcmp(g[i].key, s->key) != 0)
-        i++;
-    if (i == *ng) {
-        memset(&g[i], 0, sizeof g[i]);
-        g[i].key = s->key;
-        g[i].line = s->line;
-        (*ng)++;
+    *ng = 0;
+    for (size_t i = 0; i < sc->n; i++) {
+        const sd_expo_series *s = &sc->s[i];
+        size_t j = 0;
+        while (j < *ng && strcmp(g[j].key, s->key) != 0)
+            j++;
+        if (j == *ng) {
+            memset(&g[j], 0, sizeof g[j]);
+            g[j].key = s->key;
+            g[j].line = s->line;
+            (*ng)++;
+        }
+        int r = METRICS[s->metric].tag;
+        if (r == R_ACCEPTED_POS || r == R_DRAFTED_POS) {
+            int k = r == R_DRAFTED_POS;
+            g[j].mask[k] |= (uint64_t)1 << s->index;
+            g[j].pos[k][s->index] = s->value;
+            g[j].pline[k][s->index] = s->line;
+        } else {
+            g[j].have[r] = 1;
+            g[j].v[r] += s->value;
+        }
     }
-    return i;
 }
 
-/* Each label set: all four counters, positions 0..k-1 (the same k for all), falling counts. */
-static sd_status p_group_check(const sd_counters_ctx *cx, const pscrape *sc, const pgroup *g, const pgroup *g0)
+/* The number of positions 0..k-1 of mask, or 0 when they are not that. */
+static size_t p_positions(uint64_t mask)
 {
-    for (int c = 0; c < 3; c++)
-        if (!g->have[c])
-            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} has no %s", cx->path, g->line,
-                                  g->key, cname(sc, c));
-    if (g->mask == 0 || (g->mask & (g->mask + 1)) != 0)
+    if (mask == 0 || (mask & (mask + 1)) != 0)
+        return 0;
+    size_t k = 0;
+    while (k < MAXG && (mask >> k & 1))
+        k++;
+    return k;
+}
+
+/* Each label set's per-position series of role r (kind k: 0 accepted, 1 drafted): positions
+ * 0..k-1, the same k as g0's, falling with the position. */
+static sd_status p_check_positions(const sd_counters_ctx *cx, int e, const pgroup *g, const pgroup *g0, int k)
+{
+    const char *name = mname(e, k ? R_DRAFTED_POS : R_ACCEPTED_POS);
+    if (p_positions(g->mask[k]) == 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the %s series {%.120s} are not positions 0..k-1", cx->path,
-                              g->line, cname(sc, C_PER_POS), g->key);
-    if (g->mask != g0->mask)
+                              g->line, name, g->key);
+    if (g->mask[k] != g0->mask[k])
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the series {%.120s} and {%.120s} have different numbers of positions", cx->path,
                               g->line, g->key, g0->key);
-    for (size_t i = 1; i < MAXG && (g->mask >> i & 1); i++)
-        if (g->pos[i] > g->pos[i - 1])
+    for (size_t i = 1; i < MAXG && (g->mask[k] >> i & 1); i++)
+        if (g->pos[k][i] > g->pos[k][i - 1])
             return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, a "
-                                  "draft accepted through position %zu was accepted through %zu",
-                                  cx->path, g->pline[i], cname(sc, C_PER_POS), g->key, g->pos[i - 1], i - 1,
-                                  g->pos[i], i, i, i - 1);
+                                  k ? "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, "
+                                      "a draft with a token at position %zu has one at %zu"
+                                    : "%s:%zu: %s{%.120s} rises from %.0f at position %zu to %.0f at %zu: impossible, "
+                                      "a draft accepted through position %zu was accepted through %zu",
+                                  cx->path, g->pline[k][i], name, g->key, g->pos[k][i - 1], i - 1, g->pos[k][i], i, i,
+                                  i - 1);
     return SD_OK;
 }
 
-/* The counts of the label sets g[0 .. ng - 1] summed into c (gamma: g[0]'s positions). */
-static void p_sum(const pgroup *g, size_t ng, sd_counts *c)
-{
-    size_t k = 0;
-    while (k < MAXG && (g[0].mask >> k & 1))
-        k++;
-    c->gamma = k;
-    c->has_positions = 1;
-    for (size_t j = 0; j < ng; j++) {
-        c->drafts += g[j].v[C_DRAFTS];
-        c->draft_tokens += g[j].v[C_DRAFT_TOKENS];
-        c->accepted_tokens += g[j].v[C_ACCEPTED];
-        for (size_t i = 0; i < k; i++)
-            c->accepted_at[i] += g[j].pos[i];
-    }
-    for (size_t i = 0; i < k; i++)
-        c->reached[i] = c->drafts;
-}
-
-/* SD_EINVAL naming the counters of which sc has no series (with the selection, and
- * a hint when the scrape is vLLM V0's), or every engine's when it has none; SD_OK when it
- * has all four. */
-static sd_status p_missing(const sd_counters_ctx *cx, const pscrape *sc, const psel *sel)
+/* SD_EINVAL "path: missing counters[ with label=value]: a, b" for the roles r[0 .. n-1] of
+ * engine e that no label set has. */
+static sd_status p_missing(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const int *r, size_t n,
+                           const sd_expo_select *sel, const char *hint)
 {
     char list[600] = "";
-    if (sc->n == 0) {
-        for (int e = 0; e < E_N; e++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s's %s, %s, %s and %s", e ? "; or " : "",
-                     ENGINES[e].engine, ENGINES[e].name[C_DRAFTS], ENGINES[e].name[C_DRAFT_TOKENS],
-                     ENGINES[e].name[C_ACCEPTED], ENGINES[e].name[C_PER_POS]);
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: no speculative-decoding counters%s%.*s%s%.*s: expected %s%s",
-                              cx->path, sel->name ? " with " : "", sel->name ? (int)sel->nn : 0,
-                              sel->name ? sel->name : "", sel->name ? "=" : "", sel->name ? (int)sel->vn : 0,
-                              sel->name ? sel->val : "", list,
-                              sc->v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no "
-                                       "drafts)"
-                                     : "");
-    }
-    for (int c = 0; c < C_N; c++) {
-        size_t i = 0;
-        while (i < sc->n && sc->s[i].counter != c)
-            i++;
-        if (i == sc->n)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", cname(sc, c));
+    for (size_t j = 0; j < n; j++) {
+        int any = 0;
+        for (size_t i = 0; i < ng; i++)
+            any |= r[j] == R_ACCEPTED_POS ? g[i].mask[0] != 0 : r[j] == R_DRAFTED_POS ? g[i].mask[1] != 0 : g[i].have[r[j]];
+        if (!any)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "", mname(e, r[j]));
     }
     if (*list == '\0')
         return SD_OK;
     return sd_status_fail(cx->err, SD_EINVAL, "%s: missing counters%s%.*s%s%.*s: %s%s", cx->path,
                           sel->name ? " with " : "", sel->name ? (int)sel->nn : 0, sel->name ? sel->name : "",
-                          sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "", list,
-                          sc->v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no drafts)"
-                                 : "");
+                          sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "", list, hint);
 }
 
-/* The series of sc grouped by label set, checked (p_group_check) and summed into c, with
- * a note on the selection or the sum.  SD_EINVAL; SD_ENOMEM. */
-static sd_status p_build(const sd_counters_ctx *cx, const pscrape *sc, const psel *sel, sd_counts *c)
+/* The note on what was selected or summed. */
+static void p_note_sets(sd_counts *c, const pgroup *g, size_t ng, const sd_expo_select *sel)
 {
-    sd_status st = p_missing(cx, sc, sel);
-    pgroup *g = st == SD_OK ? calloc(sc->n, sizeof *g) : NULL;
-    size_t ng = 0;
-    if (st == SD_OK && g == NULL)
-        return sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
-    for (size_t i = 0; st == SD_OK && i < sc->n; i++) {
-        const pseries *s = &sc->s[i];
-        pgroup *gi = &g[p_group_of(g, &ng, s)];
-        if (s->counter == C_PER_POS) {
-            gi->mask |= (uint64_t)1 << s->pos;
-            gi->pos[s->pos] = s->value;
-            gi->pline[s->pos] = s->line;
-        } else {
-            gi->have[s->counter] = 1;
-            gi->v[s->counter] = s->value;
+    if (sel->name)
+        sd_counts_note(c, "Selected the series with %.*s=\"%.*s\" (%zu label set%s).", (int)sel->nn, sel->name,
+                       (int)sel->vn, sel->val, ng, ng == 1 ? "" : "s");
+    else if (ng > 1)
+        sd_counts_note(c,
+                       "Summed %zu series of each counter, one per label set ({%.100s}, {%.100s}%s); select one with "
+                       "label=value.",
+                       ng, g[0].key, g[1].key, ng > 2 ? ", ..." : "");
+}
+
+/* ---- the builders, an engine each ------------------------------------------------------------ */
+
+typedef sd_status (*p_builder)(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng,
+                               const sd_expo_select *sel, sd_counts *c);
+
+/* vLLM V1 and llama.cpp: the four counters in every label set, summed. */
+static sd_status b_vllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const sd_expo_select *sel,
+                        sd_counts *c)
+{
+    static const int need[] = { R_DRAFTS, R_DRAFT_TOKENS, R_ACCEPTED, R_ACCEPTED_POS };
+    int v0 = 0;
+    for (size_t j = 0; j < ng; j++)
+        v0 |= g[j].have[R_EMITTED];
+    sd_status st = p_missing(cx, e, g, ng, need, 4, sel,
+                             v0 ? " (vllm:spec_decode_num_emitted_tokens: a vLLM V0 scrape, which counts no drafts)"
+                                : "");
+    for (size_t j = 0; st == SD_OK && j < ng; j++) {
+        for (int r = 0; r < 3 && st == SD_OK; r++)
+            if (!g[j].have[need[r]])
+                st = sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the series {%.120s} has no %s", cx->path, g[j].line,
+                                    g[j].key, mname(e, need[r]));
+        if (st == SD_OK)
+            st = p_check_positions(cx, e, &g[j], &g[0], 0);
+    }
+    if (st != SD_OK)
+        return st;
+    size_t k = p_positions(g[0].mask[0]);
+    c->gamma = k;
+    c->has_positions = 1;
+    for (size_t j = 0; j < ng; j++) {
+        c->drafts += g[j].v[R_DRAFTS];
+        c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
+        c->accepted_tokens += g[j].v[R_ACCEPTED];
+        for (size_t i = 0; i < k; i++)
+            c->accepted_at[i] += g[j].pos[0][i];
+    }
+    for (size_t i = 0; i < k; i++)
+        c->reached[i] = c->drafts;
+    p_note_sets(c, g, ng, sel);
+    sd_counts_note(c,
+                   "gamma = its %zu per-position counters; reached[i] = drafts, as %s counts each position over all "
+                   "drafts.",
+                   k, ENGINE[e]);
+    if (e == E_LLAMACPP)
+        sd_counts_note(c,
+                       "That llama.cpp's per-position counters span --draft-max (and not only the longest accepted "
+                       "prefix) is taken from its PR #26389, not checked in its source.");
+    if (c->draft_tokens < c->drafts * (double)k)
+        sd_counts_note(c, "Draft tokens are fewer than drafts x %zu: some drafts were shorter.", k);
+    return SD_OK;
+}
+
+/* TensorRT-LLM: the per-position counters when the scrape has them, else the iteration
+ * counters with opt->gamma. */
+static sd_status b_trtllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const sd_expo_select *sel,
+                          sd_counts *c)
+{
+    int pos = 0;
+    for (size_t j = 0; j < ng; j++)
+        pos |= g[j].mask[0] != 0 || g[j].mask[1] != 0;
+    if (!pos) {
+        static const int need[] = { R_DRAFT_TOKENS, R_ACCEPTED };
+        sd_status st = p_missing(cx, e, g, ng, need, 2, sel,
+                                 " (or the per-position trtllm_spec_decode_drafted_tokens and "
+                                 "trtllm_spec_decode_accepted_tokens of return_perf_metrics)");
+        if (st != SD_OK)
+            return st;
+        size_t gm = cx->opt->gamma;
+        for (size_t j = 0; j < ng; j++) {
+            c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
+            c->accepted_tokens += g[j].v[R_ACCEPTED];
+        }
+        if (gm == 0)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: TensorRT-LLM's iteration counters count no drafts: give the draft length "
+                                  "(max_draft_len) with %s (drafts = draft tokens / gamma), or scrape the "
+                                  "per-position counters (return_perf_metrics)",
+                                  cx->path, g[0].line, sd_counters_gamma_name(cx));
+        if (fmod(c->draft_tokens, (double)gm) > 0.0)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s: %.0f draft tokens are no multiple of gamma = %zu: drafts = draft tokens / gamma "
+                                  "needs every draft %zu long",
+                                  cx->path, c->draft_tokens, gm, gm);
+        c->gamma = gm;
+        c->drafts = c->draft_tokens / (double)gm;
+        for (size_t i = 0; i < gm; i++)
+            c->reached[i] = c->drafts;
+        p_note_sets(c, g, ng, sel);
+        sd_counts_note(c,
+                       "TensorRT-LLM's iteration counters (enable_iter_perf_stats) count no drafts: drafts = draft "
+                       "tokens / %zu (%s), every draft %zu long.",
+                       gm, sd_counters_gamma_name(cx), gm);
+        sd_counts_note(c, "Prefix counts (accepted up to the first rejection) without per-position counts.");
+        return SD_OK;
+    }
+    static const int need[] = { R_DRAFTED_POS, R_ACCEPTED_POS };
+    sd_status st = p_missing(cx, e, g, ng, need, 2, sel, "");
+    for (size_t j = 0; st == SD_OK && j < ng; j++) {
+        if ((st = p_check_positions(cx, e, &g[j], &g[0], 1)) != SD_OK ||
+            (st = p_check_positions(cx, e, &g[j], &g[0], 0)) != SD_OK)
+            break;
+        if (g[j].mask[0] != g[j].mask[1])
+            st = sd_status_fail(cx->err, SD_EINVAL,
+                                "%s:%zu: the series {%.120s} have %zu drafted and %zu accepted positions", cx->path,
+                                g[j].line, g[j].key, p_positions(g[j].mask[1]), p_positions(g[j].mask[0]));
+        for (size_t i = 0; st == SD_OK && i < MAXG && (g[j].mask[0] >> i & 1); i++)
+            if (g[j].pos[0][i] > g[j].pos[1][i])
+                st = sd_status_fail(cx->err, SD_EINVAL,
+                                    "%s:%zu: %s{%.120s} at position %zu is %.0f, more than the %.0f drafted there",
+                                    cx->path, g[j].pline[0][i], mname(e, R_ACCEPTED_POS), g[j].key, i, g[j].pos[0][i],
+                                    g[j].pos[1][i]);
+    }
+    if (st != SD_OK)
+        return st;
+    size_t k = p_positions(g[0].mask[0]);
+    double it_d = 0.0, it_a = 0.0;
+    int it = 0;
+    c->gamma = k;
+    c->has_positions = 1;
+    for (size_t j = 0; j < ng; j++) {
+        for (size_t i = 0; i < k; i++) {
+            c->accepted_at[i] += g[j].pos[0][i];
+            c->reached[i] += g[j].pos[1][i];
+            c->draft_tokens += g[j].pos[1][i];
+            c->accepted_tokens += g[j].pos[0][i];
+        }
+        it |= g[j].have[R_DRAFT_TOKENS] && g[j].have[R_ACCEPTED];
+        it_d += g[j].v[R_DRAFT_TOKENS];
+        it_a += g[j].v[R_ACCEPTED];
+    }
+    c->drafts = c->reached[0];
+    p_note_sets(c, g, ng, sel);
+    sd_counts_note(c,
+                   "TensorRT-LLM's per-position counters (return_perf_metrics, added as each request finishes): "
+                   "drafts = drafted tokens at position 0, reached[i] = drafted at position i, gamma = their %zu "
+                   "positions; accepted at position i taken as drafts accepted through i (prefix counts).",
+                   k);
+    if (it)
+        sd_counts_note(c,
+                       "The iteration counters (%.0f draft tokens, %.0f accepted) are not used: they are counted per "
+                       "iteration, the positions per finished request.",
+                       it_d, it_a);
+    return SD_OK;
+}
+
+/* The gauge of role r over the label sets: their plain mean (*n: how many), or NaN. */
+static double p_gauge(const pgroup *g, size_t ng, int r, size_t *n)
+{
+    double s = 0.0;
+    *n = 0;
+    for (size_t j = 0; j < ng; j++)
+        if (g[j].have[r]) {
+            s += g[j].v[r];
+            (*n)++;
+        }
+    return *n ? s / (double)*n : NAN;
+}
+
+/* 1 when x is within 1e-9 of a whole number in [1, MAXG] (into *k). */
+static int p_whole_gamma(double x, size_t *k)
+{
+    double r = nearbyint(x);
+    if (!(r >= 1.0 && r <= MAXG && fabs(x - r) <= 1e-9 * r))
+        return 0;
+    *k = (size_t)r;
+    return 1;
+}
+
+/* SGLang: the verify counter with the generated tokens and requests when the scrape has it,
+ * else the accept length gauge. */
+static sd_status b_sglang(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const sd_expo_select *sel,
+                          sd_counts *c)
+{
+    size_t nl, nr, ns, nd;
+    double L = p_gauge(g, ng, R_LENGTH, &nl), R = p_gauge(g, ng, R_RATE, &nr);
+    double S = p_gauge(g, ng, R_STEPS, &ns), D = p_gauge(g, ng, R_NUM_DRAFT, &nd);
+    int counters = 0;
+    double V = 0.0, G = 0.0, Q = 0.0;
+    for (size_t j = 0; j < ng; j++) {
+        counters |= g[j].have[R_VERIFIES];
+        V += g[j].v[R_VERIFIES];
+        G += g[j].v[R_GENERATED];
+        Q += g[j].v[R_REQUESTS];
+    }
+    if (counters) {
+        static const int need[] = { R_VERIFIES, R_GENERATED, R_REQUESTS };
+        sd_status st = p_missing(cx, e, g, ng, need, 3, sel, "");
+        if (st != SD_OK)
+            return st;
+    } else if (nl == 0) {
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: SGLang's metrics without speculative decoding%s%.*s%s%.*s: expected the counter "
+                              "sglang:spec_verify_calls (with sglang:generation_tokens and sglang:num_requests) or the "
+                              "gauge sglang:spec_accept_length",
+                              cx->path, sel->name ? " with " : "", sel->name ? (int)sel->nn : 0,
+                              sel->name ? sel->name : "", sel->name ? "=" : "", sel->name ? (int)sel->vn : 0,
+                              sel->name ? sel->val : "");
+    }
+    /* gamma */
+    size_t gm = cx->opt->gamma, ga = 0, gb = 0;
+    const char *from = sd_counters_gamma_name(cx);
+    if (gm == 0 && ns > 0) {
+        if (!p_whole_gamma(S, &gm))
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_num_steps %.6g is not a draft length in [1, %d]",
+                                  cx->path, S, MAXG);
+        from = "sglang:spec_num_steps";
+    }
+    if (gm == 0 && nl > 0 && nr > 0 && L > 1.0 && R > 0.0) {
+        int a = p_whole_gamma(L / R - 1.0, &ga), b = p_whole_gamma((L - 1.0) / R, &gb);
+        if (a + b == 1 || (a && b && ga == gb)) {
+            gm = a ? ga : gb;
+            from = a ? "the gauges' len and rate: version A's rate = len / (gamma + 1), SGLang before PR #23530"
+                     : "the gauges' len and rate: version B's rate = (len - 1) / gamma, SGLang from PR #23530";
         }
     }
-    for (size_t j = 0; st == SD_OK && j < ng; j++)
-        st = p_group_check(cx, sc, &g[j], &g[0]);
-    if (st == SD_OK) {
-        p_sum(g, ng, c);
-        if (sel->name)
-            sd_counts_note(c, "Selected the series with %.*s=\"%.*s\" (%zu label set%s).", (int)sel->nn, sel->name,
-                           (int)sel->vn, sel->val, ng, ng == 1 ? "" : "s");
-        else if (ng > 1)
-            sd_counts_note(c,
-                           "Summed %zu series of each counter, one per label set ({%.100s}, {%.100s}%s); select one "
-                           "with label=value.",
-                           ng, g[0].key, g[1].key, ng > 2 ? ", ..." : "");
-    }
-    free(g);
-    return st;
-}
-
-/* now minus then, series by series; a series of then must be in now, no smaller. */
-static sd_status p_delta(const sd_counters_ctx *cx, pscrape *now, const pscrape *then, size_t *fresh)
-{
-    *fresh = now->n;
-    if (then->n > 0 && now->n > 0 && then->engine != now->engine)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: %s has %s's counters, this scrape %s's", cx->path,
-                              cx->opt->since, ENGINES[then->engine].engine, ENGINES[now->engine].engine);
-    for (size_t i = 0; i < then->n; i++) {
-        const pseries *e = &then->s[i];
-        size_t j = 0;
-        while (j < now->n && !(now->s[j].counter == e->counter && now->s[j].pos == e->pos &&
-                               strcmp(now->s[j].key, e->key) == 0))
-            j++;
-        if (j == now->n)
-            return sd_status_fail(cx->err, SD_EINVAL, "%s: %s{%.120s} (%s:%zu) is not in this scrape: restart?",
-                                  cx->path, cname(then, e->counter), e->key, cx->opt->since, e->line);
-        if (now->s[j].value < e->value)
+    if (gm == 0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: give the draft length (SGLang's --speculative-num-steps) with %s: the scrape has no "
+                              "sglang:spec_num_steps, and %s",
+                              cx->path, sd_counters_gamma_name(cx),
+                              nl == 0 || nr == 0 ? "no accept length and rate gauges to tell it"
+                                                 : "its accept length and rate fit no one draft length");
+    c->gamma = gm;
+    if (sel->name)
+        p_note_sets(c, g, ng, sel);
+    else if (ng > 1)
+        sd_counts_note(c,
+                       "Each counter summed over its label sets and each gauge averaged over its (%zu label sets in "
+                       "all: the tokenizer's counters and the scheduler's gauges carry different labels); select one "
+                       "with label=value.",
+                       ng);
+    if (nd > 0 && !(fabs(D - (double)(gm + 1)) <= 1e-9 * D))
+        sd_counts_note(c,
+                       "sglang:spec_num_draft_tokens %.6g is not gamma + 1: the drafts are trees (topk > 1), read as "
+                       "chains of depth %zu.",
+                       D, gm);
+    if (counters) {
+        double A = G - Q - V;
+        if (!(V >= 1.0))
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_verify_calls is 0: no request has verified",
+                                  cx->path);
+        if (A < 0.0 || A > V * (double)gm)
             return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: counter %s{%.120s} decreased between scrapes (%.0f at %s:%zu, %.0f here): "
-                                  "restart?",
-                                  cx->path, now->s[j].line, cname(now, e->counter), e->key, e->value, cx->opt->since,
-                                  e->line, now->s[j].value);
-        now->s[j].value -= e->value;
-        (*fresh)--;
+                                  "%s: generation tokens %.0f - requests %.0f - verify calls %.0f = %.0f accepted draft "
+                                  "tokens, outside [0, %.0f] for gamma = %zu",
+                                  cx->path, G, Q, V, A, V * (double)gm, gm);
+        c->drafts = V;
+        c->draft_tokens = V * (double)gm;
+        c->accepted_tokens = A;
+        for (size_t i = 0; i < gm; i++)
+            c->reached[i] = V;
+        sd_counts_note(c,
+                       "SGLang's counters, added as each request finishes: drafts = sglang:spec_verify_calls (%.0f), "
+                       "accepted = generation tokens - requests (each request's first token comes from prefill) - "
+                       "verify calls (one bonus token each) = %.0f; draft tokens = drafts x %zu (gamma from %s).",
+                       V, A, gm, from);
+        sd_counts_note(c,
+                       "Tokens a verify accepted past a stop token or max_tokens are not in the generation tokens, so "
+                       "the accepted count is low by up to gamma a request.");
+        if (nl > 0)
+            sd_counts_note(c, "The gauge sglang:spec_accept_length (the last logging window) is %.4g.", L);
+        return SD_OK;
     }
+    if (!(L > 0.0))
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: sglang:spec_accept_length is %.6g: no decode window has been logged (the gauge "
+                              "starts at 0)",
+                              cx->path, L);
+    if (!(L >= 1.0) || L - 1.0 > (double)gm)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_accept_length %.6g is outside [1, gamma + 1 = %zu]",
+                              cx->path, L, gm + 1);
+    c->gauge = 1;
+    c->mean_accepted = L - 1.0;
+    sd_counts_note(c,
+                   "SGLang's gauge sglang:spec_accept_length = %.6g (the last --decode-log-interval window's accepted "
+                   "drafts + bonus per request-verify%s; no counts, so no interval): %.4g accepted tokens per verify; "
+                   "gamma = %zu from %s.",
+                   L, nl > 1 ? ", the plain mean over its label sets" : "", c->mean_accepted, gm, from);
     return SD_OK;
 }
 
-/* opt->select split into *sel (name NULL when not given; a quoted value
- * unquoted).  SD_EINVAL when it is not label=value or names the position. */
-static sd_status p_select(const sd_counters_ctx *cx, psel *sel)
+/* The engines, in ENGINE's order. */
+static const struct {
+    const char *prefix; /* a sample of the engine's speculative metrics starts with it */
+    p_builder build;
+} ENGINES[E_N] = {
+    [E_VLLM] = { "vllm:spec_decode_", b_vllm },
+    [E_LLAMACPP] = { "llamacpp:spec_decode_", b_vllm },
+    [E_TRTLLM] = { "trtllm_spec_decode_", b_trtllm },
+    [E_SGLANG] = { "sglang:spec_", b_sglang },
+};
+
+/* SD_EINVAL for a scrape with no metric of any engine. */
+static sd_status p_none(const sd_counters_ctx *cx, const sd_expo_select *sel)
 {
-    const char *s = cx->opt->select;
-    const char *eq = s ? strchr(s, '=') : NULL;
-    memset(sel, 0, sizeof *sel);
-    if (s == NULL)
-        return SD_OK;
-    if (eq == NULL || eq == s)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': expected label=value", cx->path, s);
-    sel->name = s;
-    sel->nn = (size_t)(eq - s);
-    sel->val = eq + 1;
-    sel->vn = strlen(eq + 1);
-    if (sel->vn >= 2 && sel->val[0] == '"' && sel->val[sel->vn - 1] == '"') {
-        sel->val++;
-        sel->vn -= 2;
-    }
-    if (sd_text_span_is(sel->name, sel->nn, "position"))
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: select '%s': the position label is not a series to select",
-                              cx->path, s);
-    return SD_OK;
+    return sd_status_fail(
+        cx->err, SD_EINVAL,
+        "%s: no speculative-decoding counters%s%.*s%s%.*s: expected vLLM's vllm:spec_decode_num_drafts, "
+        "vllm:spec_decode_num_draft_tokens, vllm:spec_decode_num_accepted_tokens and "
+        "vllm:spec_decode_num_accepted_tokens_per_pos; or llama.cpp's llamacpp:spec_decode_num_drafts, ... (the same "
+        "names); or TensorRT-LLM's trtllm_spec_decode_drafted_tokens and trtllm_spec_decode_accepted_tokens; or "
+        "SGLang's sglang:spec_verify_calls or sglang:spec_accept_length",
+        cx->path, sel->name ? " with " : "", sel->name ? (int)sel->nn : 0, sel->name ? sel->name : "",
+        sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "");
 }
 
 sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
-    pscrape now = { 0 };
-    pscrape then = { 0 };
-    psel sel;
+    sd_expo_scrape now = { .group = -1 };
+    sd_expo_scrape then = { .group = -1 };
+    sd_expo_select sel;
     size_t fresh = 0;
-    sd_status st = p_select(cx, &sel);
+    sd_status st = sd_expo_select_parse(cx->path, cx->opt->select, &TABLE, &sel, cx->err);
     if (st == SD_OK)
-        st = p_scan(cx, cx->path, t, &sel, &now);
+        st = sd_expo_scan(cx->path, t, &TABLE, &sel, &now, cx->err);
     if (st == SD_OK && cx->opt->since) {
         sd_text ts;
         if ((st = sd_text_read(cx->opt->since, &ts, cx->err)) == SD_OK) {
-            st = p_scan(cx, cx->opt->since, &ts, &sel, &then);
+            st = sd_expo_scan(cx->opt->since, &ts, &TABLE, &sel, &then, cx->err);
             sd_text_free(&ts);
         }
         if (st == SD_OK)
-            st = p_delta(cx, &now, &then, &fresh);
+            st = sd_expo_delta(cx->path, cx->opt->since, &TABLE, &now, &then, &fresh, cx->err);
     }
+    pgroup *g = NULL;
+    size_t ng = 0;
+    if (st == SD_OK && now.n == 0)
+        st = p_none(cx, &sel);
+    if (st == SD_OK && (g = malloc(now.n * sizeof *g)) == NULL)
+        st = sd_status_fail(cx->err, SD_ENOMEM, "%s: out of memory", cx->path);
     if (st == SD_OK) {
-        sd_counts_note(c, "Read %s's counters (%s...) from a Prometheus scrape.", ENGINES[now.engine].engine,
-                       ENGINES[now.engine].name[C_DRAFTS]);
-        st = p_build(cx, &now, &sel, c);
+        int e = now.group;
+        p_group(&now, g, &ng);
+        sd_counts_note(c, "Read %s's metrics (%s...) from a Prometheus scrape.", ENGINE[e], ENGINES[e].prefix);
+        st = ENGINES[e].build(cx, e, g, ng, &sel, c);
     }
-    if (st == SD_OK) {
-        const char *eng = ENGINES[now.engine].engine;
-        sd_counts_note(c,
-                       "gamma = its %zu per-position counters; reached[i] = drafts, as %s counts each position "
-                       "over all drafts.",
-                       c->gamma, eng);
-        if (ENGINES[now.engine].unsure_gamma)
-            sd_counts_note(c,
-                           "That %s's per-position counters span --draft-max (and not only the longest accepted "
-                           "prefix) is taken from its PR #26389, not checked in its source.",
-                           eng);
-        if (cx->opt->since)
-            sd_counts_note(c, "The counts are the increase since the earlier scrape %s%s.", cx->opt->since,
-                           fresh ? " (series absent from it counted whole)" : "");
-        if (c->draft_tokens < c->drafts * (double)c->gamma)
-            sd_counts_note(c, "Draft tokens are fewer than drafts x %zu: some drafts were shorter.", c->gamma);
-    }
-    pscrape_free(&now);
-    pscrape_free(&then);
+    if (st == SD_OK && cx->opt->since)
+        sd_counts_note(c, "The counts are the increase since the earlier scrape %s%s.", cx->opt->since,
+                       fresh ? " (series absent from it counted whole)" : "");
+    free(g);
+    sd_expo_free(&now);
+    sd_expo_free(&then);
     return st;
 }
 
@@ -695,12 +581,9 @@ int sd_prometheus_detect(const char *line, int first)
     const char *b = sd_text_skip_blank(line);
     if (*b == '{')
         b += b[1] == '"' ? 2 : 1;
-    for (int e = 0; e < E_N; e++) {
-        const char *colon = strchr(ENGINES[e].name[C_DRAFTS], ':'); /* the prefix and "spec_decode_" */
-        size_t m = (size_t)(colon - ENGINES[e].name[C_DRAFTS]) + 1 + strlen("spec_decode_");
-        if (strncmp(b, ENGINES[e].name[C_DRAFTS], m) == 0)
+    for (int e = 0; e < E_N; e++)
+        if (strncmp(b, ENGINES[e].prefix, strlen(ENGINES[e].prefix)) == 0)
             return 1;
-    }
     return first && *b && (strncmp(b, "# HELP ", 7) == 0 || strncmp(b, "# TYPE ", 7) == 0);
 }
 
@@ -728,15 +611,25 @@ sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *
                  "(vllm/v1/spec_decode/metrics.py).\n", from[0] ? from : "unnamed");
     if (reached_differs)
         fprintf(out, "# Not represented: some drafts were shorter than gamma = %zu (reached[i] < drafts).\n", c->gamma);
+    /* vLLM's four counters, with its documentation as the HELP */
+    static const struct {
+        int role;
+        const char *help;
+    } W[] = {
+        { R_DRAFTS, "Number of spec decoding drafts." },
+        { R_DRAFT_TOKENS, "Number of draft tokens." },
+        { R_ACCEPTED, "Number of accepted tokens." },
+        { R_ACCEPTED_POS, "Accepted tokens per draft position." },
+    };
     const double v[3] = { c->drafts, c->draft_tokens, c->accepted_tokens };
-    const char *const *name = ENGINES[0].name; /* vLLM's */
-    for (int k = 0; k < C_N; k++) {
-        fprintf(out, "# HELP %s_total %s\n# TYPE %s_total counter\n", name[k], HELP[k], name[k]);
-        for (size_t i = 0; i < (k == C_PER_POS ? c->gamma : 1); i++)
-            if (k == C_PER_POS)
-                fprintf(out, "%s_total{position=\"%zu\"} %.0f\n", name[k], i, c->accepted_at[i]);
+    for (int k = 0; k < 4; k++) {
+        const char *name = mname(E_VLLM, W[k].role);
+        fprintf(out, "# HELP %s_total %s\n# TYPE %s_total counter\n", name, W[k].help, name);
+        for (size_t i = 0; i < (k == 3 ? c->gamma : 1); i++)
+            if (k == 3)
+                fprintf(out, "%s_total{position=\"%zu\"} %.0f\n", name, i, c->accepted_at[i]);
             else
-                fprintf(out, "%s_total %.0f\n", name[k], v[k]);
+                fprintf(out, "%s_total %.0f\n", name, v[k]);
     }
     if (ferror(out))
         return sd_status_fail(err, SD_EIO, "output: write error: %s", strerror(errno));

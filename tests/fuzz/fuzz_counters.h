@@ -28,9 +28,9 @@
  *     reached non-increasing, both 0 from gamma on and accepted_at all 0
  *     without positions; accepted <= draft tokens <= drafts x gamma; for
  *     PREFIX data with positions sum(accepted_at) = accepted_tokens; kind ANY
- *     only from vllm-v0, which has no positions; a gauge (only from sglang and trtllm-bench) has
- *     gamma and a mean accepted in [0, gamma] and no counts or positions; llama.cpp's and llama-speculative's reached sums to
- *     the draft tokens, every other format's reached[i] is drafts (and
+ *     only from vllm-v0, which has no positions; a gauge (only from sglang, trtllm-bench, speculation-profile and SGLang's scrape) has
+ *     gamma and a mean accepted in [0, gamma] and no counts or positions; llama.cpp's and llama-speculative's reached (assumed) and TensorRT-LLM's
+ *     (measured) sum to the draft tokens, every other format's reached[i] is drafts (and
  *     reached_assumed 0); notes NUL-terminated and free of control bytes;
  *   - PREFIX data with positions written by sd_counters_write_prometheus reads
  *     back (as "prometheus") to the same gamma, drafts, draft_tokens,
@@ -94,9 +94,17 @@ FUZZ_FN int assumes_reached(const sd_counts *c)
     return strcmp(c->format, "llama.cpp") == 0 || strcmp(c->format, "llama-speculative") == 0;
 }
 
+/* 1 for the counts whose reached[] is the source's own count of the drafts that drafted each
+ * position (TensorRT-LLM's drafted tokens in a scrape): it sums to the draft tokens. */
+FUZZ_FN int measures_reached(const sd_counts *c)
+{
+    return strcmp(c->format, "prometheus") == 0 && c->has_positions &&
+           strstr(c->notes, "Read TensorRT-LLM's metrics") != NULL;
+}
+
 FUZZ_FN void check_positions(const sd_counts *c)
 {
-    double sum = 0.0;
+    double sum_r = 0.0, sum_a = 0.0;
     for (size_t i = 0; i < SD_COUNTS_MAX_GAMMA; i++) {
         double a = c->accepted_at[i], r = c->reached[i];
         CHECK(whole(a) && whole(r), "position %zu: accepted_at %.17g, reached %.17g not whole", i, a, r);
@@ -109,23 +117,27 @@ FUZZ_FN void check_positions(const sd_counts *c)
               c->drafts);
         CHECK(i == 0 || r <= c->reached[i - 1], "reached rises at %zu", i);
         CHECK(c->has_positions || a == 0.0, "accepted_at[%zu] = %.17g without positions", i, a);
-        if (!assumes_reached(c))
+        if (measures_reached(c))
+            CHECK(!c->reached_assumed, "%s: reached assumed", c->format);
+        else if (!assumes_reached(c))
             CHECK(r == c->drafts && !c->reached_assumed, "%s: reached[%zu] = %.17g, drafts %.17g", c->format, i, r,
                   c->drafts);
-        sum += assumes_reached(c) ? r : a;
+        sum_r += r;
+        sum_a += a;
     }
-    if (assumes_reached(c))
-        CHECK(sum == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", c->format, sum,
+    if (assumes_reached(c) || measures_reached(c))
+        CHECK(sum_r == c->draft_tokens, "%s: reached sums to %.17g, draft tokens %.17g", c->format, sum_r,
               c->draft_tokens);
-    else if (c->kind == SD_COUNTS_PREFIX && c->has_positions)
-        CHECK(sum == c->accepted_tokens, "accepted_at sums to %.17g, accepted tokens %.17g", sum, c->accepted_tokens);
+    if (c->kind == SD_COUNTS_PREFIX && c->has_positions)
+        CHECK(sum_a == c->accepted_tokens, "accepted_at sums to %.17g, accepted tokens %.17g", sum_a,
+              c->accepted_tokens);
 }
 
 /* A gauge (counters.h): gamma and a mean accepted in [0, gamma], no counts, no positions. */
 FUZZ_FN void check_gauge(const sd_counts *c)
 {
     CHECK(strcmp(c->format, "sglang") == 0 || strcmp(c->format, "trtllm-bench") == 0 ||
-              strcmp(c->format, "speculation-profile") == 0,
+              strcmp(c->format, "speculation-profile") == 0 || strcmp(c->format, "prometheus") == 0,
           "a gauge from %s", c->format);
     CHECK(c->mean_accepted >= 0.0 && c->mean_accepted <= (double)c->gamma, "gauge: mean %.17g, gamma %zu",
           c->mean_accepted, c->gamma);

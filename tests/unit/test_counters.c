@@ -18,70 +18,10 @@
 #include "counters/counters_impl.h"
 #include "counters/derive.h"
 #include "counters/text.h"
+#include "counters_check.h"
 #include "testutil.h"
 
 Suite *counters_suite(void);
-
-/* tests/fixtures/NAME, found from the runner's own location (testutil.h). */
-static const char *fixture(const char *name) { return fixture_path(name); }
-
-static sd_counts load_ok(const char *path, const sd_counts_options *o)
-{
-    sd_counts c;
-    sd_error err = { "" };
-    ck_assert_msg(sd_counters_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
-    return c;
-}
-
-static void expect_counts(const sd_counts *c, size_t gamma, double drafts, double dt, double at, const double *pos,
-                          const double *reached)
-{
-    ck_assert_uint_eq(c->gamma, gamma);
-    ck_assert_double_eq(c->drafts, drafts);
-    ck_assert_double_eq(c->draft_tokens, dt);
-    ck_assert_double_eq(c->accepted_tokens, at);
-    for (size_t i = 0; i < SD_COUNTS_MAX_GAMMA; i++) {
-        ck_assert_double_eq(c->accepted_at[i], i < gamma && pos ? pos[i] : 0.0);
-        ck_assert_double_eq(c->reached[i], i < gamma ? (reached ? reached[i] : drafts) : 0.0);
-    }
-    ck_assert_msg(memchr(c->notes, '\0', sizeof c->notes) != NULL && strchr(c->notes, '\n') == NULL, "notes");
-}
-
-/* The load of text (in a scratch file, with o) must fail with SD_EINVAL, *out
- * untouched, and a one-line message starting "PATH:LINE: " (or "PATH: " for
- * line 0) that contains want. */
-static void expect_fail_at(const char *text, const sd_counts_options *o, size_t line, const char *want)
-{
-    char path[256], head[300];
-    snprintf(path, sizeof path, "%s", write_temp(text));
-    sd_counts c, sentinel;
-    memset(&c, 0xa5, sizeof c);
-    sentinel = c;
-    sd_error err = { "" };
-    sd_status st = sd_counters_load(path, o, &c, &err);
-    unlink(path);
-    ck_assert_msg(st == SD_EINVAL, "accepted:\n%s\n(status %d)", text, (int)st);
-    ck_assert_msg(memcmp(&c, &sentinel, sizeof c) == 0, "*out written on failure: %s", err.msg);
-    if (line > 0)
-        snprintf(head, sizeof head, "%s:%zu: ", path, line);
-    else
-        snprintf(head, sizeof head, "%s: ", path);
-    ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "message '%s' does not start with '%s'", err.msg, head);
-    ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' does not say '%s'", err.msg, want);
-    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
-}
-
-/* The load of the file at path (with o) must fail with SD_EINVAL and a
- * one-line message starting with the path that contains want. */
-static void expect_fail_path(const char *path, const sd_counts_options *o, const char *want)
-{
-    sd_counts c;
-    sd_error err = { "" };
-    ck_assert_int_eq(sd_counters_load(path, o, &c, &err), SD_EINVAL);
-    ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0, "message '%s' does not start with the path", err.msg);
-    ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' does not say '%s'", err.msg, want);
-    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
-}
 
 /* ---- the tables ---------------------------------------------------------------------------- */
 
@@ -98,136 +38,11 @@ START_TEST(format_names)
 }
 END_TEST
 
-/* ---- Prometheus ----------------------------------------------------------------------------- */
 
-START_TEST(prometheus_two_engines)
-{
-    sd_counts c = load_ok(fixture("counters-two-engines.prom"), NULL);
-    const double pos[3] = { 960, 680, 400 };
-    ck_assert_str_eq(c.format, "prometheus");
-    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
-    ck_assert_int_eq(c.has_positions, 1);
-    ck_assert_int_eq(c.reached_assumed, 0);
-    expect_counts(&c, 3, 1400, 4200, 2040, pos, NULL);
-    ck_assert_ptr_nonnull(strstr(c.notes, "Summed 2 series"));
-    ck_assert_ptr_nonnull(strstr(c.notes, "engine=\"1\""));
 
-    /* one engine by its model name, plain and quoted */
-    const double pos0[3] = { 700, 500, 300 }, pos1[3] = { 260, 180, 100 };
-    sd_counts_options o = { .select = "model_name=meta-llama/Llama-3.1-8B-Instruct" };
-    c = load_ok(fixture("counters-two-engines.prom"), &o);
-    expect_counts(&c, 3, 1000, 3000, 1500, pos0, NULL);
-    ck_assert_ptr_nonnull(strstr(c.notes, "Selected"));
-    o.select = "model_name=\"meta-llama/Llama-3.1-8B-Instruct\"";
-    c = load_ok(fixture("counters-two-engines.prom"), &o);
-    expect_counts(&c, 3, 1000, 3000, 1500, pos0, NULL);
-    /* the escaped label value, as decoded: a quote, a backslash and a line feed */
-    o.select = "model_name=weird \"quoted\" \\ name\n";
-    c = load_ok(fixture("counters-two-engines.prom"), &o);
-    expect_counts(&c, 3, 400, 1200, 540, pos1, NULL);
-    ck_assert_msg(strchr(c.notes, '\n') == NULL, "a line feed reached the notes");
-    o.select = "engine=1";
-    c = load_ok(fixture("counters-two-engines.prom"), &o);
-    expect_counts(&c, 3, 400, 1200, 540, pos1, NULL);
-    /* named explicitly, with the gamma it has */
-    sd_counts_options named = { .format = "prometheus", .gamma = 3 };
-    c = load_ok(fixture("counters-two-engines.prom"), &named);
-    expect_counts(&c, 3, 1400, 4200, 2040, pos, NULL);
-}
-END_TEST
-
-START_TEST(prometheus_since)
-{
-    char early[4096];
-    snprintf(early, sizeof early, "%s", fixture("counters-since-early.prom"));
-    sd_counts_options o = { .since = early };
-    sd_counts c = load_ok(fixture("counters-two-engines.prom"), &o);
-    const double pos[3] = { 680, 480, 280 };
-    expect_counts(&c, 3, 1000, 3000, 1440, pos, NULL);
-    ck_assert_ptr_nonnull(strstr(c.notes, "increase since the earlier scrape"));
-
-    /* the same with a select: engine 0 only */
-    o.select = "engine=0";
-    c = load_ok(fixture("counters-two-engines.prom"), &o);
-    const double pos0[3] = { 420, 300, 180 };
-    expect_counts(&c, 3, 600, 1800, 900, pos0, NULL);
-
-    /* a counter that decreased: a restart */
-    char restart[4096], later[4096];
-    snprintf(restart, sizeof restart, "%s", fixture("counters-since-restart.prom"));
-    snprintf(later, sizeof later, "%s", fixture("counters-two-engines.prom"));
-    sd_counts_options r = { .since = restart };
-    sd_error err;
-    ck_assert_int_eq(sd_counters_load(later, &r, &c, &err), SD_EINVAL);
-    char head[4200];
-    snprintf(head, sizeof head, "%s:24: counter vllm:spec_decode_num_drafts{", later);
-    ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "%s", err.msg);
-    ck_assert_ptr_nonnull(strstr(err.msg, "decreased between scrapes"));
-    ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
-
-    /* the scrapes swapped: engine 1 vanished */
-    sd_counts_options w = { .since = later };
-    ck_assert_int_eq(sd_counters_load(early, &w, &c, &err), SD_EINVAL);
-    ck_assert_msg(strncmp(err.msg, early, strlen(early)) == 0, "%s", err.msg);
-    ck_assert_ptr_nonnull(strstr(err.msg, "restart?"));
-}
-END_TEST
-
-/* The corners of the exposition syntax the format allows. */
-START_TEST(prometheus_syntax)
-{
-    const char *text = "# TYPE \"vllm:spec_decode_num_drafts_total\" counter\r\n"
-                       "{\"vllm:spec_decode_num_drafts_total\", engine = \"0\" , } 10\r\n"
-                       "  vllm:spec_decode_num_draft_tokens_total{engine=\"0\",} 20 -1\n"
-                       "vllm:spec_decode_num_accepted_tokens_total{\"engine\"=\"0\"}9\n"
-                       "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\",engine=\"0\"}\t3.0e0\n"
-                       "vllm:spec_decode_num_accepted_tokens_per_pos_total{engine=\"0\",position=\"0\"} 6\n"
-                       "other_metric{x=\"}{,=\\\\\"} -inf\nother_metric2 Infinity\nother_metric3 .5\n";
-    const char *path = write_temp(text);
-    sd_counts c = load_ok(path, NULL);
-    unlink(path);
-    const double pos[2] = { 6, 3 };
-    expect_counts(&c, 2, 10, 20, 9, pos, NULL);
-}
-END_TEST
 
 /* ---- the logs -------------------------------------------------------------------------------- */
 
-/* llama.cpp's /metrics: vLLM's names under llamacpp: (PR #26389). */
-START_TEST(prometheus_llamacpp)
-{
-    sd_counts c = load_ok(fixture("counters-llamacpp.prom"), NULL);
-    const double pos[3] = { 70, 55, 42 };
-    ck_assert_str_eq(c.format, "prometheus");
-    ck_assert_int_eq(c.kind, SD_COUNTS_PREFIX);
-    expect_counts(&c, 3, 87, 259, 167, pos, NULL);
-    ck_assert_ptr_nonnull(strstr(c.notes, "Read llama.cpp's counters"));
-    ck_assert_ptr_nonnull(strstr(c.notes, "not checked in its source"));
-    ck_assert_ptr_null(strstr(c.notes, "vLLM"));
-    /* the names without _total, as the PR lists them */
-    const char *plain = "llamacpp:spec_decode_num_drafts 10\nllamacpp:spec_decode_num_draft_tokens 20\n"
-                        "llamacpp:spec_decode_num_accepted_tokens 9\n"
-                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"0\"} 6\n"
-                        "llamacpp:spec_decode_num_accepted_tokens_per_pos{position=\"1\"} 3\n";
-    const char *path = write_temp(plain);
-    c = load_ok(path, NULL);
-    const double pos2[2] = { 6, 3 };
-    expect_counts(&c, 2, 10, 20, 9, pos2, NULL);
-    /* an earlier scrape of another engine */
-    sd_counts_options o = { .since = fixture("counters-since-early.prom") };
-    expect_fail_path(path, &o, "has vLLM's counters, this scrape llama.cpp's");
-    unlink(path);
-    /* one engine per scrape; missing counters named with the engine's prefix */
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts 10\n", NULL, 2,
-                   "llamacpp:spec_decode_num_drafts is llama.cpp's, but line 1 has vLLM's counters");
-    expect_fail_at("llamacpp:spec_decode_num_drafts_total 10\n", NULL, 0,
-                   "missing counters: llamacpp:spec_decode_num_draft_tokens, llamacpp:spec_decode_num_accepted_tokens");
-    expect_fail_at("# TYPE llamacpp:spec_decode_num_drafts gauge\n", NULL, 1,
-                   "is declared a gauge; llama.cpp's is a counter");
-    ck_assert(sd_prometheus_detect("llamacpp:spec_decode_num_drafts 3", 0));
-    ck_assert(!sd_prometheus_detect("llamacpp:tokens_predicted_total 3", 0));
-}
-END_TEST
 
 START_TEST(vllm_v1_log)
 {
@@ -651,122 +466,9 @@ START_TEST(tsv_shapes)
 }
 END_TEST
 
-/* ---- the writer ------------------------------------------------------------------------------ */
-
-static void round_trip(const char *name, const sd_counts_options *o)
-{
-    sd_counts c = load_ok(fixture(name), o), back;
-    char path[] = "/tmp/specdec-counters-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    FILE *f = fdopen(fd, "w");
-    sd_error err = { "" };
-    ck_assert_msg(sd_counters_write_prometheus(&c, f, &err) == SD_OK, "%s", err.msg);
-    fclose(f);
-    back = load_ok(path, NULL);
-    unlink(path);
-    ck_assert_str_eq(back.format, "prometheus");
-    ck_assert_int_eq(back.kind, SD_COUNTS_PREFIX);
-    ck_assert_int_eq(back.has_positions, 1);
-    expect_counts(&back, c.gamma, c.drafts, c.draft_tokens, c.accepted_tokens, c.accepted_at, NULL);
-}
-
-START_TEST(writer_round_trip)
-{
-    sd_counts_options g4 = { .gamma = 4 };
-    round_trip("counters-two-engines.prom", NULL);
-    round_trip("counters-vllm-v1.log", NULL);
-    round_trip("counters-llama.log", NULL);
-    round_trip("counters-positions.tsv", NULL);
-    round_trip("counters-histogram.tsv", &g4);
-
-    /* what vLLM's counters cannot hold: nothing is written */
-    sd_counts v0 = load_ok(fixture("counters-vllm-v0.log"), NULL), bad;
-    char buf[64] = "";
-    FILE *f = fmemopen(buf, sizeof buf, "w");
-    sd_error err;
-    ck_assert_int_eq(sd_counters_write_prometheus(&v0, f, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "kind any"));
-    bad = load_ok(fixture("counters-positions.tsv"), NULL);
-    bad.accepted_at[2] = bad.accepted_at[1] + 1;
-    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
-    bad.accepted_at[2] = 57, bad.drafts = 0.5;
-    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
-    bad.drafts = 350, bad.gamma = 0;
-    ck_assert_int_eq(sd_counters_write_prometheus(&bad, f, &err), SD_EINVAL);
-    fflush(f);
-    ck_assert_int_eq(ftell(f), 0);
-    fclose(f);
-
-    /* a format name with a line feed stays in its comment line */
-    sd_counts odd = load_ok(fixture("counters-positions.tsv"), NULL);
-    snprintf(odd.format, sizeof odd.format, "x\nvllm:spec_decode_num_drafts 5");
-    char path[] = "/tmp/specdec-counters-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    f = fdopen(fd, "w");
-    ck_assert_int_eq(sd_counters_write_prometheus(&odd, f, &err), SD_OK);
-    fclose(f);
-    sd_counts back = load_ok(path, NULL);
-    unlink(path);
-    ck_assert_double_eq(back.drafts, 350);
-}
-END_TEST
 
 /* ---- bad input: one line naming the file (and line) ------------------------------------------ */
 
-#define PROM_OK_TAIL                                                                                                  \
-    "vllm:spec_decode_num_draft_tokens_total 20\nvllm:spec_decode_num_accepted_tokens_total 9\n"                      \
-    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 6\n"                                          \
-    "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 3\n"
-
-START_TEST(bad_prometheus)
-{
-    expect_fail_at("# TYPE x gauge\nx 1\nvllm:spec_decode_num_drafts_total{engine=\"0\" 10\n" PROM_OK_TAIL, NULL, 3,
-                   "malformed exposition line");
-    expect_fail_at("# TYPE x gauge\nx{a=\"\\x\"} 1\n", NULL, 2, "malformed exposition line");
-    expect_fail_at("# TYPE x gauge\nx{a=\"b\"} one\n", NULL, 2, "not a number");
-    expect_fail_at("# TYPE x gauge\nx 1 2 3\n", NULL, 2, "timestamp");
-    expect_fail_at("# TYPE vllm:spec_decode_num_drafts_total gauge\n", NULL, 1, "is declared a gauge");
-    expect_fail_at("# HELP x \\t\n", NULL, 1, "HELP");
-    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "no speculative-decoding counters: expected vLLM's "
-                                                    "vllm:spec_decode_num_drafts, vllm:spec_decode_num_draft_tokens");
-    expect_fail_at("# TYPE x gauge\nx 1\n", NULL, 0, "or llama.cpp's llamacpp:spec_decode_num_drafts, ");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", NULL, 0,
-                   "missing counters: vllm:spec_decode_num_draft_tokens, vllm:spec_decode_num_accepted_tokens, "
-                   "vllm:spec_decode_num_accepted_tokens_per_pos");
-    expect_fail_at("vllm:spec_decode_num_drafts_total NaN\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
-    expect_fail_at("vllm:spec_decode_num_drafts_total -10\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10.5\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
-    expect_fail_at("vllm:spec_decode_num_drafts_total +Inf\n" PROM_OK_TAIL, NULL, 1, "not a whole count");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 20\n"
-                   "vllm:spec_decode_num_accepted_tokens_total 9\n"
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 3\n"
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 6\n",
-                   NULL, 5, "rises");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 0\nvllm:spec_decode_num_draft_tokens_total 0\n"
-                   "vllm:spec_decode_num_accepted_tokens_total 0\n"
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 0\n",
-                   NULL, 0, "zero drafts");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n" PROM_OK_TAIL
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"64\"} 0\n",
-                   NULL, 6, "gamma beyond 64");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n" PROM_OK_TAIL "vllm:spec_decode_num_drafts 10\n", NULL, 6,
-                   "the same series again (first on line 1)");
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\nvllm:spec_decode_num_draft_tokens_total 20\n"
-                   "vllm:spec_decode_num_accepted_tokens_total 12\n"
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"0\"} 6\n"
-                   "vllm:spec_decode_num_accepted_tokens_per_pos_total{position=\"1\"} 3\n",
-                   NULL, 0, "12 accepted tokens, but the per-position counts sum to 9");
-    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n" PROM_OK_TAIL, NULL, 1,
-                   "has no vllm:spec_decode_num_draft_tokens");
-    sd_counts_options sel = { .select = "engine=7" };
-    expect_fail_at("vllm:spec_decode_num_drafts_total{engine=\"0\"} 10\n", &sel, 0,
-                   "no speculative-decoding counters with engine=7");
-    sd_counts_options bad_sel = { .select = "engine" };
-    expect_fail_at("vllm:spec_decode_num_drafts_total 10\n", &bad_sel, 0, "expected label=value");
-}
-END_TEST
 
 START_TEST(bad_logs)
 {
@@ -1113,10 +815,6 @@ Suite *counters_suite(void)
     Suite *s = suite_create("counters");
     TCase *tc = tcase_create("counters");
     tcase_add_test(tc, format_names);
-    tcase_add_test(tc, prometheus_two_engines);
-    tcase_add_test(tc, prometheus_since);
-    tcase_add_test(tc, prometheus_syntax);
-    tcase_add_test(tc, prometheus_llamacpp);
     tcase_add_test(tc, vllm_v1_log);
     tcase_add_test(tc, vllm_v1_derivation);
     tcase_add_test(tc, vllm_v0_log);
@@ -1129,8 +827,6 @@ Suite *counters_suite(void)
     tcase_add_test(tc, llama_log);
     tcase_add_test(tc, llama_without_rates);
     tcase_add_test(tc, tsv_shapes);
-    tcase_add_test(tc, writer_round_trip);
-    tcase_add_test(tc, bad_prometheus);
     tcase_add_test(tc, bad_logs);
     tcase_add_test(tc, bad_tsv_and_options);
     tcase_add_test(tc, reader_table);

@@ -13,63 +13,8 @@
 
 #include "specdec/counters.h"
 #include "counters/counters_impl.h"
+#include "counters_check.h"
 #include "testutil.h"
-
-static sd_counts load_ok(const char *path, const sd_counts_options *o)
-{
-    sd_counts c;
-    sd_error err = { "" };
-    ck_assert_msg(sd_counters_load(path, o, &c, &err) == SD_OK, "%s", err.msg);
-    return c;
-}
-
-static sd_counts load_text(const char *text, const sd_counts_options *o)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s", write_temp(text));
-    sd_counts c = load_ok(path, o);
-    unlink(path);
-    return c;
-}
-
-static void expect_counts(const sd_counts *c, const char *format, size_t gamma, double drafts, double dt, double at,
-                          const double *pos)
-{
-    ck_assert_str_eq(c->format, format);
-    ck_assert_int_eq(c->kind, SD_COUNTS_PREFIX);
-    ck_assert_uint_eq(c->gamma, gamma);
-    ck_assert_double_eq(c->drafts, drafts);
-    ck_assert_double_eq(c->draft_tokens, dt);
-    ck_assert_double_eq(c->accepted_tokens, at);
-    ck_assert_int_eq(c->has_positions, pos != NULL);
-    for (size_t i = 0; i < SD_COUNTS_MAX_GAMMA; i++) {
-        ck_assert_double_eq(c->accepted_at[i], i < gamma && pos ? pos[i] : 0.0);
-        ck_assert_double_eq(c->reached[i], i < gamma ? drafts : 0.0);
-    }
-}
-
-/* The load of text (with o) fails with SD_EINVAL, *out untouched, one line "PATH:LINE: "
- * (or "PATH: " for line 0) holding want. */
-static void expect_fail_at(const char *text, const sd_counts_options *o, size_t line, const char *want)
-{
-    char path[256], head[300];
-    snprintf(path, sizeof path, "%s", write_temp(text));
-    sd_counts c, sentinel;
-    memset(&c, 0xa5, sizeof c);
-    sentinel = c;
-    sd_error err = { "" };
-    sd_status st = sd_counters_load(path, o, &c, &err);
-    unlink(path);
-    ck_assert_msg(st == SD_EINVAL, "accepted:\n%s\n(status %d)", text, (int)st);
-    ck_assert_msg(memcmp(&c, &sentinel, sizeof c) == 0, "*out written on failure: %s", err.msg);
-    if (line > 0)
-        snprintf(head, sizeof head, "%s:%zu: ", path, line);
-    else
-        snprintf(head, sizeof head, "%s: ", path);
-    ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "message '%s' does not start with '%s'", err.msg, head);
-    ck_assert_msg(strstr(err.msg, want) != NULL, "message '%s' does not say '%s'", err.msg, want);
-    ck_assert_msg(strchr(err.msg, '\n') == NULL, "message '%s' has a line feed", err.msg);
-}
 
 /* ---- vLLM per-request ------------------------------------------------------------------------ */
 
@@ -80,12 +25,14 @@ START_TEST(vllm_request_fixture)
      * 10 + 15 + 9; draft tokens 129 + 30 + 15 = 174 */
     const double pos[3] = { 16, 11, 7 };
     sd_counts c = load_ok(fixture_path("counters-vllm-request.jsonl"), NULL);
-    expect_counts(&c, "vllm-request", 3, 58, 174, 34, pos);
+    expect_format(&c, "vllm-request", 1);
+    expect_counts(&c, 3, 58, 174, 34, pos, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "3 vLLM per-request"));
     ck_assert_ptr_nonnull(strstr(c.notes, "1 of 4 responses"));
     sd_counts_options o = { .gamma = 3 };
     c = load_ok(fixture_path("counters-vllm-request.jsonl"), &o);
-    expect_counts(&c, "vllm-request", 3, 58, 174, 34, pos);
+    expect_format(&c, "vllm-request", 1);
+    expect_counts(&c, 3, 58, 174, 34, pos, NULL);
 }
 END_TEST
 
@@ -95,7 +42,8 @@ START_TEST(vllm_request_shapes)
     sd_counts_options o = { .gamma = 4 };
     const double pos4[4] = { 5, 1, 1, 1 };
     sd_counts c = load_text("{\"acceptance_histogram\": {\"1\": 4, \"4\": 1}}\n", &o);
-    expect_counts(&c, "vllm-request", 4, 5, 20, 8, pos4);
+    expect_format(&c, "vllm-request", 1);
+    expect_counts(&c, 4, 5, 20, 8, pos4, NULL);
     /* an array of responses; drafts shorter than num_spec_tokens (num_draft_tokens 7 < 3 x 3) */
     const double pos2[2] = { 2, 1 };
     c = load_text("[{\"metrics\": {\"speculative_decoding\": {\"acceptance_histogram\": [1, 1, 1],\n"
@@ -103,7 +51,8 @@ START_TEST(vllm_request_shapes)
                   " {\"metrics\": {\"speculative_decoding\": {\"acceptance_histogram\": [0, 0, 0],"
                   " \"num_spec_steps\": 0, \"mean_acceptance_length\": 1.0, \"draft_acceptance_rate\": 0.0}}}]\n",
                   NULL);
-    expect_counts(&c, "vllm-request", 2, 3, 5, 3, pos2);
+    expect_format(&c, "vllm-request", 1);
+    expect_counts(&c, 2, 3, 5, 3, pos2, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "some drafts were shorter"));
 }
 END_TEST
@@ -148,13 +97,15 @@ START_TEST(llama_timings)
     sd_counts_options o = { .gamma = 1, .gamma_name = "--gamma" };
     const double pos[1] = { 134 };
     sd_counts c = load_ok(fixture_path("counters-llama-timings.json"), &o);
-    expect_counts(&c, "llama-timings", 1, 200, 200, 134, pos);
+    expect_format(&c, "llama-timings", 1);
+    expect_counts(&c, 1, 200, 200, 134, pos, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "1 of 3 responses"));
     /* JSON Lines of bare timings objects */
     c = load_text("{\"draft_n\": 5, \"draft_n_accepted\": 2}\n{\"timings\": {\"draft_n\": 3, \"draft_n_accepted\": 3}}\n",
                   &o);
     const double pos2[1] = { 5 };
-    expect_counts(&c, "llama-timings", 1, 8, 8, 5, pos2);
+    expect_format(&c, "llama-timings", 1);
+    expect_counts(&c, 1, 8, 8, 5, pos2, NULL);
     /* what the timings do not determine */
     o.gamma = 0;
     char path[256];
@@ -184,20 +135,23 @@ START_TEST(sglang_request)
      * (12, 8, 4), 24 = 15 + 9 correct drafts; proposed 30 + 15 = 45 */
     const double pos[3] = { 12, 8, 4 };
     sd_counts c = load_ok(fixture_path("counters-sglang-request.json"), NULL);
-    expect_counts(&c, "sglang-request", 3, 15, 45, 24, pos);
+    expect_format(&c, "sglang-request", 1);
+    expect_counts(&c, 3, 15, 45, 24, pos, NULL);
     /* PR #11144's names, no histogram: prefix counts without positions, gamma = 60 / 20 */
     c = load_text("{\"meta_info\": {\"spec_verify_ct\": 20, \"spec_accept_token_num\": 30, \"spec_draft_token_num\": 60,"
                   " \"spec_accept_rate\": 0.5, \"spec_accept_length\": 2.55, \"completion_tokens\": 51}}\n"
                   "{\"meta_info\": {\"completion_tokens\": 1}}\n",
                   NULL);
-    expect_counts(&c, "sglang-request", 3, 20, 60, 30, NULL);
+    expect_format(&c, "sglang-request", 0);
+    expect_counts(&c, 3, 20, 60, 30, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "1 of 2 records"));
     /* one request with a histogram, one without: no positions; gamma given for the second */
     sd_counts_options g2 = { .gamma = 2 };
     c = load_text("[{\"spec_verify_ct\": 2, \"spec_accept_histogram\": [0, 1, 1]},\n"
                   " {\"spec_verify_ct\": 3, \"spec_accepted_drafts\": 1}]\n",
                   &g2);
-    expect_counts(&c, "sglang-request", 2, 5, 10, 4, NULL);
+    expect_format(&c, "sglang-request", 0);
+    expect_counts(&c, 2, 5, 10, 4, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "Only 1 of the 2 requests"));
     const sd_counts_options named = { .gamma_name = "--gamma" };
     expect_fail_at("{\"spec_verify_ct\": 3, \"spec_num_correct_drafts\": 2}\n", &named, 1,
@@ -232,7 +186,8 @@ START_TEST(speculation_profile)
      * accepted tokens 30 + 2 x 30 = 90 (mean 1.9) */
     const double pos[3] = { 60, 30, 0 };
     sd_counts c = load_ok(fixture_path("counters-speculation-profile.json"), NULL);
-    expect_counts(&c, "speculation-profile", 3, 100, 300, 90, pos);
+    expect_format(&c, "speculation-profile", 1);
+    expect_counts(&c, 3, 100, 300, 90, pos, NULL);
     ck_assert_int_eq(c.gauge, 0);
     /* without the histogram: a gauge of 0.6 + 0.3 + 0 accepted tokens per step */
     c = load_text("{\"schema_version\": \"1.0\", \"measured\": true, \"num_speculative_tokens\": 3,\n"
@@ -292,7 +247,8 @@ START_TEST(profile_round_trip)
     /* vLLM V1's fixture: 387 drafts of 3, accepted_at (250, 140, 61), 451 accepted tokens */
     sd_counts c = load_ok(fixture_path("counters-vllm-v1.log"), NULL);
     const double pos[3] = { 250, 140, 61 };
-    expect_counts(&c, "vllm-v1", 3, 387, 1150, 451, pos);
+    expect_format(&c, "vllm-v1", 1);
+    expect_counts(&c, 3, 387, 1150, 451, pos, NULL);
     char path[256];
     snprintf(path, sizeof path, "%s", write_temp(""));
     FILE *f = fopen(path, "w");
@@ -301,7 +257,8 @@ START_TEST(profile_round_trip)
     ck_assert_msg(sd_counters_write_profile(&c, f, &err) == SD_OK, "%s", err.msg);
     ck_assert_int_eq(fclose(f), 0);
     sd_counts b = load_ok(path, NULL);
-    expect_counts(&b, "speculation-profile", 3, 387, 3 * 387, 451, pos);
+    expect_format(&b, "speculation-profile", 1);
+    expect_counts(&b, 3, 387, 3 * 387, 451, pos, NULL);
     /* the numbers written: 250/387 = 0.6459948, 140/387 = 0.3617571, 61/387 = 0.1576227;
      * conditional 140/250 = 0.56, 61/140 = 0.4357143; mean 1 + 451/387 = 2.1653747;
      * lengths 1..4: 387 - 250, 250 - 140, 140 - 61, 61 */

@@ -115,7 +115,7 @@ int main(void)
         /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,
         /* mc */ engine_suite, engine_stats_suite, gof_suite, partial_suite, path_suite, sample_suite, step_suite, verify_suite,
-        /* counters */ counters_suite, counters_json_suite, fit_suite,
+        /* counters */ counters_suite, counters_json_suite, counters_prometheus_suite, fit_suite,
         /* report */ figure_suite, policies_suite, schedule_suite, validate_suite,
     };
     SRunner *sr = srunner_create(suites[0]());

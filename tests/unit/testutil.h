@@ -50,6 +50,7 @@ Suite *step_suite(void);
 Suite *verify_suite(void);
 Suite *counters_suite(void); /* counters */
 Suite *counters_json_suite(void);
+Suite *counters_prometheus_suite(void);
 Suite *fit_suite(void);
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);
