@@ -79,6 +79,7 @@
 #include "specdec/tsv.h"
 #include "specdec/data.h"
 #include "specdec/theory.h"
+#include "specdec/tree.h"
 #include "specdec/cdf.h"
 #include "specdec/dist.h"
 #include "specdec/npy.h"

@@ -110,7 +110,7 @@ int main(void)
     Suite *(*const suites[])(void) = {
         /* common */ status_suite, version_suite,
         /* io */ data_suite, format_suite, json_suite, parse_suite, table_suite, tsv_suite,
-        /* theory */ theory_suite,
+        /* theory */ theory_suite, tree_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
         /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,

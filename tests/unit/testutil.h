@@ -28,6 +28,7 @@ Suite *parse_suite(void);
 Suite *table_suite(void);
 Suite *tsv_suite(void);
 Suite *theory_suite(void); /* theory */
+Suite *tree_suite(void);
 Suite *cdf_suite(void);    /* random */
 Suite *dist_suite(void);
 Suite *npy_suite(void);
