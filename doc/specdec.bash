@@ -8,7 +8,7 @@
 # 'roofline', and file and folder names.  tests/man.sh checks that every
 # command and option of the program appears here.
 
-_specdec_commands="speedup optimal expect overlap metrics markov fit simulate policies sample validate merge roofline plot"
+_specdec_commands="speedup optimal expect tree overlap metrics markov fit simulate policies sample validate merge roofline plot"
 
 _specdec_global_options="--data --help --version"
 
@@ -29,6 +29,7 @@ _specdec_options()
     speedup)  echo "--alpha --cost --gamma --mu --from --acceptance --format --help" ;;
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
+    tree)     echo "--tree --optimal --budget --depth --alpha --acceptance-rank --acceptance-file --cost --format --help" ;;
     overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;

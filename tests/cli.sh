@@ -87,6 +87,9 @@ printf 'vllm:spec_decode_num_drafts_total 10\nllamacpp:spec_decode_num_drafts_to
 printf 'trtllm_spec_decode_num_draft_tokens_total 300.0\ntrtllm_spec_decode_num_accepted_tokens_total 170.0\n' > "$T/trtllm-iter.prom"
 # SGLang's two gauges of an older server: len 2, rate 0.5 fit version A with gamma 3 and B with 2
 printf 'sglang:spec_accept_length 2.0\nsglang:spec_accept_rate 0.5\n' > "$T/sglang-ambiguous.prom"
+# tree acceptance by depth (tree.h): 1 + 0.5 + 0.5 x 0.3 + 0.5 x 0.3 x 0.3 = 1.695 for chain:3
+printf 'depth\tp_0\tp_1\n1\t0.5\t0.2\n2\t0.3\t0.1\n' > "$T/tree-acc.tsv"
+printf 'depth\tp_0\n1\t0.5\n3\t0.3\n' > "$T/tree-acc-bad.tsv"
 # almost nothing accepted: no gamma beats plain decoding at c = 0.5
 printf 'gamma\tdrafts\taccepted_1\n1\t1000\t20\n' > "$T/counts-hopeless.tsv"
 # the JSON readers' bad inputs (src/counters/vllm_request.c, llama_timings.c, sglang_request.c,

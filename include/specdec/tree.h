@@ -57,6 +57,12 @@ SD_API sd_status sd_tree_accept_chain(double alpha, sd_tree_accept *a, sd_error 
 SD_API sd_status sd_tree_accept_ranks(const double *p, size_t n, sd_tree_accept *a, const char *who,
                                       sd_error *err);
 
+/* *a from a TSV file (tsv.h): a header "depth p_0 p_1 ... p_{K-1}" (K in [1,
+ * SD_TREE_MAX_RANK]) and one row per depth 1, 2, ... (at most SD_TREE_MAX_DEPTH, in
+ * order), each p in [0, 1] and each row summing to at most 1.  SD_EINVAL naming the file
+ * and line; *a untouched on failure. */
+SD_API sd_status sd_tree_accept_load(const char *path, sd_tree_accept *a, sd_error *err);
+
 /* The invariants of *a above; SD_EINVAL naming who and the first entry that fails. */
 SD_API sd_status sd_tree_accept_check(const sd_tree_accept *a, const char *who, sd_error *err);
 
@@ -95,7 +101,7 @@ SD_API sd_status sd_tree_parse(const char *text, const sd_tree_accept *a, sd_tre
  * frontier by score, then by candidate order), so a node's parent, never scored below
  * it and generated before it, is always kept.  S in [1, 64], K in [1, 64], N - 1 in
  * [1, SD_TREE_MAX_NODES] and at most the K + (S - 1) K^2 candidates; with K = 1, N must be
- * S + 1 (SGLang sets it so).  SD_EINVAL naming who otherwise. */
+ * S + 1 (SGLang sets it so); K at most a->ranks.  SD_EINVAL naming who otherwise. */
 SD_API sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, const sd_tree_accept *a,
                                 sd_tree *t, const char *who, sd_error *err);
 

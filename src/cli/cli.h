@@ -279,7 +279,7 @@ sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
 /* ---- the commands, one per file (cmd_NAME.c) ------------------------------------ */
 
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge;
+    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge, cmd_tree;
 
 /* The command table (commands.c), NULL-terminated, in --help order. */
 const cli_command *const *cli_commands(void);

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "specdec/parse.h"
 #include "specdec/tree.h"
+#include "specdec/tsv.h"
 
 /* ---- acceptance --------------------------------------------------------------------------- */
 
@@ -51,6 +53,53 @@ sd_status sd_tree_accept_ranks(const double *p, size_t n, sd_tree_accept *a, con
     for (size_t k = 0; k < n; k++)
         b.p[0][k] = p[k];
     sd_status st = sd_tree_accept_check(&b, who, err);
+    if (st == SD_OK)
+        *a = b;
+    return st;
+}
+
+sd_status sd_tree_accept_load(const char *path, sd_tree_accept *a, sd_error *err)
+{
+    sd_tsv t;
+    sd_status st = sd_tsv_load(path, 1, SD_TREE_MAX_DEPTH, &t, err);
+    if (st != SD_OK)
+        return st;
+    sd_tree_accept b;
+    memset(&b, 0, sizeof b);
+    b.ranks = t.ncolumns - 1;
+    if (t.ncolumns < 2 || t.ncolumns - 1 > SD_TREE_MAX_RANK || strcmp(t.column[0], "depth") != 0)
+        st = sd_status_fail(err, SD_EINVAL, "%s: expected the header depth, p_0, p_1, ... (1 to %d ranks)", path,
+                            SD_TREE_MAX_RANK);
+    for (size_t k = 1; st == SD_OK && k < t.ncolumns; k++) {
+        char want[32];
+        snprintf(want, sizeof want, "p_%zu", k - 1);
+        if (strcmp(t.column[k], want) != 0)
+            st = sd_status_fail(err, SD_EINVAL, "%s: column %zu is '%.40s': expected %s (the ranks in order)", path,
+                                k + 1, t.column[k], want);
+    }
+    if (st == SD_OK && t.nrows == 0)
+        st = sd_status_fail(err, SD_EINVAL, "%s: no depth row", path);
+    for (size_t r = 0; st == SD_OK && r < t.nrows; r++) {
+        const sd_tsv_row *row = &t.row[r];
+        char name[600];
+        double d, sum = 0.0;
+        snprintf(name, sizeof name, "%s:%zu: depth", path, row->line);
+        sd_domain dd = { name, (double)(r + 1), (double)(r + 1), 1 };
+        if ((st = sd_parse_number(row->field[0], &dd, &d, err)) != SD_OK)
+            break;
+        for (size_t k = 1; st == SD_OK && k < t.ncolumns; k++) {
+            snprintf(name, sizeof name, "%s:%zu: p_%zu", path, row->line, k - 1);
+            sd_domain dp = { name, 0.0, 1.0, 0 };
+            st = sd_parse_number(row->field[k], &dp, &b.p[r][k - 1], err);
+            sum += b.p[r][k - 1];
+        }
+        if (st == SD_OK && sum > 1.0 + 1e-9)
+            st = sd_status_fail(err, SD_EINVAL,
+                                "%s:%zu: the ranks of depth %zu sum to %.9g: more than 1 (at most one child is accepted)",
+                                path, row->line, r + 1, sum);
+        b.depths = r + 1;
+    }
+    sd_tsv_free(&t);
     if (st == SD_OK)
         *a = b;
     return st;
@@ -566,6 +615,11 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
     sd_status st = sd_tree_accept_check(a, who, err);
     if (st != SD_OK)
         return st;
+    if (K > a->ranks)
+        return sd_status_fail(err, SD_EINVAL,
+                              "%s: sglang:%zu,%zu,%zu: topk %zu drafts ranks 0 .. %zu, but the acceptance gives %zu "
+                              "rank%s",
+                              who, S, K, N, K, K - 1, a->ranks, a->ranks == 1 ? "" : "s");
     size_t np = (size_t)pool;
     tcand *c = malloc(np * sizeof *c);
     size_t *idx = malloc(np * sizeof *idx);

@@ -322,6 +322,8 @@ START_TEST(sglang_tree)
     ck_assert_int_eq(sd_tree_sglang(2, 2, 8, &a, &t, "--tree", &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "7 draft nodes from a pool of only topk + (steps - 1) topk^2 = 6"));
     ck_assert_int_eq(sd_tree_sglang(3, 2, 1, &a, &t, "--tree", &err), SD_EINVAL);
+    ck_assert_int_eq(sd_tree_sglang(3, 4, 5, &a, &t, "--tree", &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "topk 4 drafts ranks 0 .. 3, but the acceptance gives 3 ranks"));
     ck_assert_int_eq(sd_tree_parse("sglang:3,2,5", NULL, &t, "--tree", &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "depends on the acceptance"));
     parse_fails("sglang:3,2", 3, "expected sglang:STEPS,TOPK,NUM_DRAFT_TOKENS");
