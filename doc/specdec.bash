@@ -33,7 +33,7 @@ _specdec_options()
     overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
-    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
+    simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tree --children --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
     fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --export-profile --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;

@@ -83,4 +83,19 @@ typedef double (*sd_dist_acceptance_fn)(const double *p, const double *q, size_t
  * fails. */
 SD_API double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size_t k, double *work);
 
+/* The per-rank acceptance of a token tree's children (tree.h) below a node whose target
+ * and draft distributions are p and q over n tokens: out[k], k = 0 .. ranks - 1, the
+ * probability that the child of rank k is the one accepted.
+ *   sampled 0, deterministic top-k children (EAGLE): the children are q's ranks most
+ *     likely tokens x_0, x_1, ... (ties to the lower index), tried in order, x_k accepted
+ *     with the residual's probability r(x_k) / r(all), the residual zeroed at x_k after a
+ *     rejection: out[k] = p(x_k), whichever siblings are drafted (0 for k >= n);
+ *   sampled 1, children drawn i.i.d. from q (SpecInfer's recursive rejection, as
+ *     sd_dist_multi_acceptance): out[k] = beta_k prod_{j<k} (1 - beta_j), beta_j = sum
+ *     min(r_j, q), r_0 = p, r_{j+1} = norm(max(r_j - q, 0)).
+ * Either way sum_k out[k] <= 1.  p and q are distributions (not checked); work holds n
+ * doubles, overwritten.  Never fails. */
+SD_API void sd_dist_rank_acceptance(const double *p, const double *q, size_t n, size_t ranks, int sampled,
+                                    double *out, double *work);
+
 #endif

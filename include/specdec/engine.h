@@ -34,6 +34,22 @@
  * target_positions by 1 + k + ... + k^gamma per iteration.  Only the
  * accepted path is drawn (the others are never looked at).  Residuals
  * after the first are made on the fly: O(V) per rejected draft.
+ *
+ * With a tree (tree.h; the fixed policy, the adjusted rule, one draft per position) every
+ * iteration drafts that tree and the target verifies it from the root down: below the
+ * last accepted node its children are tried in rank order; on an acceptance the walk
+ * descends, and where no child is accepted, or at a leaf, one token is emitted from the
+ * residual or the bonus distribution.  The children (sd_children):
+ *   top-k    q's k-th most likely token is the child of rank k, accepted with the
+ *            residual's probability r(x) / r(all); a rejection zeroes r at x (doc/trees.md);
+ *   sampled  the children are i.i.d. draws from q in rank order (ranks 0 .. m-1 under each
+ *            node), SpecInfer's recursive rejection r <- norm(max(r - q, 0));
+ *   top-k-unnormalised  top-k that accepts with r(x), not r(x) / r(all): a broken rule,
+ *            kept as validate's negative control (its output is not p).
+ * draft_calls grows by the tree's depth (a batched draft pass a level), target_positions by
+ * 1 + its nodes; reached[d] and accepted_at[d] count the walks that tested depth d + 1 and
+ * descended from it.  Only the nodes the walk visits are drafted.  O(V (1 + k)) a visited
+ * node, k its largest child rank.
  */
 #ifndef SPECDEC_ENGINE_H
 #define SPECDEC_ENGINE_H
@@ -44,6 +60,7 @@
 #include "specdec/engine_stats.h"
 #include "specdec/model.h"
 #include "specdec/status.h"
+#include "specdec/tree.h"
 #include "specdec/verify.h"
 
 #define SD_CHUNK_ITERATIONS 2048u
@@ -53,6 +70,14 @@
 #define SD_DRAFTS_MAX 64u    /* drafts per position (recursive rejection): 1..64 */
 
 typedef enum { SD_POLICY_FIXED, SD_POLICY_ORACLE, SD_POLICY_THRESHOLD, SD_POLICY_HEURISTIC } sd_policy;
+
+/* A tree's children (see above). */
+typedef enum { SD_CHILDREN_TOP_K, SD_CHILDREN_SAMPLED, SD_CHILDREN_TOP_K_UNNORMALISED } sd_children;
+
+/* "top-k", "sampled", "top-k-unnormalised" (static; c must be an enum value, not checked). */
+SD_API const char *sd_engine_children_name(sd_children c);
+/* The names a user may choose, "top-k" and "sampled", ending with NULL (static). */
+SD_API const char *const *sd_engine_children_names(void);
 
 /* "fixed", "oracle", "threshold", "heuristic": the policy's name (static;
  * p must be an enum value, not checked). */
@@ -83,6 +108,8 @@ typedef struct {
     uint32_t shard, nshards; /* run shard `shard` of `nshards` (engine_stats.h: shards); nshards 0 or 1:
                               * the whole run */
     const sd_engine_io *io;  /* record or replay hooks; NULL: none */
+    const sd_tree *tree;     /* NULL: chains; else every iteration drafts this tree (1 node at least) */
+    sd_children children;    /* the tree's children */
 } sd_engine_config;
 
 /* A 64-bit digest of what determines a run's statistics: the model (its
@@ -99,11 +126,19 @@ SD_API uint64_t sd_engine_fingerprint(const sd_engine_config *cfg);
  * Never fails. */
 SD_API sd_engine_config sd_engine_defaults(void);
 
+/* (T1) of tree.h for cfg's tree and children at cfg's model: the per-rank acceptance of
+ * each context (sd_dist_rank_acceptance, dist.h), averaged over the contexts with equal
+ * weights, into *a (one row, the tree's largest rank + 1 ranks), and *tokens = (T1) under
+ * it.  Exact for a model of one context (a pair of distributions); for a bank, the mean
+ * of per-context products is taken as the product of means, the assumption of (T1).
+ * SD_EINVAL without a tree or a model; SD_ENOMEM. */
+SD_API sd_status sd_engine_tree_theory(const sd_engine_config *cfg, sd_tree_accept *a, double *tokens, sd_error *err);
+
 /* Runs cfg (see above) into *out, which the caller releases with
  * sd_engine_stats_free.  At least one chunk runs, so more than `tokens`
  * tokens may be emitted.  SD_EINVAL names the field of cfg that is out of
  * its domain (model, verifier, gamma, tokens, positions, gamma_max,
- * threshold, drafts); SD_ENOMEM when the statistics or a worker cannot be
+ * threshold, drafts, tree, children); SD_ENOMEM when the statistics or a worker cannot be
  * allocated; SD_EFAIL when no engine thread can be started or an
  * iteration emits no token (a broken rule).  On failure *out is untouched
  * (it holds nothing to free). */

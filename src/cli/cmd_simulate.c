@@ -93,6 +93,25 @@ static void sim_cells(const cli_model *ms, const sd_engine_config *ec, const sd_
     memcpy(row, cells, sizeof cells);
 }
 
+/* The note of a tree run: the tree, its children and the per-rank acceptance (T1) used. */
+static sd_status tree_note(const sd_engine_config *ec, const sd_tree_accept *acc, sd_table *t, sd_error *err)
+{
+    size_t len = sd_tree_format(ec->tree, NULL, 0);
+    char *text = malloc(len + 1), ranks[SD_TREE_MAX_RANK * 12 + 1] = "";
+    if (text == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    sd_tree_format(ec->tree, text, len + 1);
+    for (size_t k = 0; k < acc->ranks; k++)
+        snprintf(ranks + strlen(ranks), sizeof ranks - strlen(ranks), "%s%.5g", k ? ", " : "", acc->p[0][k]);
+    sd_status st = sd_table_note(t, err,
+                                 "tree %s (%zu nodes, depth %zu), %s children: gamma is its depth, target_positions "
+                                 "count its nodes + 1, and expected_tokens_theory is (T1) at the contexts' mean "
+                                 "per-rank acceptance p = (%s) (doc/trees.md).",
+                                 text, ec->tree->n, sd_tree_depth(ec->tree), sd_engine_children_name(ec->children), ranks);
+    free(text);
+    return st;
+}
+
 /* One engine run of ec on its model, as one row of t (and its counters
  * exported when `export` names a file). */
 static sd_status simulate_row(const cli_model *ms, const sd_engine_config *ec, const char *export, sd_table *t,
@@ -116,6 +135,13 @@ static sd_status simulate_row(const cli_model *ms, const sd_engine_config *ec, c
         double mean_g = (double)s.draft_calls / (double)s.iterations;
         double theory = ec->policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
                         : sd_theory_expected_tokens(s.alpha_hat, ec->policy == SD_POLICY_FIXED ? (double)ec->gamma : mean_g);
+        sd_tree_accept acc;
+        if (ec->tree != NULL && (st = sd_engine_tree_theory(ec, &acc, &theory, err)) == SD_OK)
+            st = tree_note(ec, &acc, t, err);
+        if (st != SD_OK) {
+            sd_engine_stats_free(&s);
+            return st;
+        }
         sd_cell row[SIM_NCOLS];
         sim_cells(ms, ec, &s, &gof, theory, rates, sizeof rates, row);
         st = sd_table_add(t, row, err);
@@ -353,8 +379,42 @@ static sd_status simulate_npy(const cli_args *a, const cli_model *ms, sd_engine_
     return st;
 }
 
+/* --tree SPEC and --children NAME into *tree (the caller frees it) and ec; SD_OK with *tree
+ * NULL when --tree is not given. */
+static sd_status sim_tree(const cli_args *a, const cli_model *ms, sd_engine_config *ec, sd_tree **tree, sd_error *err)
+{
+    *tree = NULL;
+    if (!cli_given(a, "--tree"))
+        return cli_given(a, "--children") ? sd_status_fail(err, SD_EINVAL, "--children: goes with --tree") : SD_OK;
+    if (cli_given(a, "--gamma") || ec->policy != SD_POLICY_FIXED || ec->drafts > 1)
+        return sd_status_fail(err, SD_EINVAL, "--tree: the tree sets what is drafted: it takes no --%s",
+                              cli_given(a, "--gamma") ? "gamma" : ec->policy != SD_POLICY_FIXED ? "policy" : "drafts");
+    if (ec->verifier != sd_verify_find("adjusted"))
+        return sd_status_fail(err, SD_EINVAL, "--tree: the tree's children are verified by the adjusted rule, not %s",
+                              sd_verify_name(ec->verifier));
+    if (ms->ngram || ms->npy)
+        return sd_status_fail(err, SD_EINVAL, "--tree: runs on the synthetic families and on --p-file/--q-file pairs");
+    if (cli_given(a, "--export-prometheus"))
+        return sd_status_fail(err, SD_EINVAL, "--export-prometheus: vLLM's counters describe chains, not trees");
+    int kind = SD_CHILDREN_TOP_K;
+    sd_status st = cli_choice(a, "--children", sd_engine_children_names(), &kind, err);
+    sd_tree *t = st == SD_OK ? malloc(sizeof *t) : NULL;
+    if (st == SD_OK && t == NULL)
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+    if (st == SD_OK && (st = sd_tree_parse(cli_value(a, "--tree"), NULL, t, "--tree", err)) == SD_OK) {
+        ec->tree = t;
+        ec->children = (sd_children)kind;
+        ec->gamma = sd_tree_depth(t);
+        *tree = t;
+        return SD_OK;
+    }
+    free(t);
+    return st;
+}
+
 static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
 {
+    sd_tree *tree = NULL;
     cli_model ms;
     sd_list l[2] = { { 0 } };
     sd_table *t = NULL;
@@ -363,7 +423,16 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
     sd_engine_config ec;
     sd_status st;
     if ((st = cli_model_read(a, &ms, err)) != SD_OK || (st = read_engine_options(a, &ms, &ec, err)) != SD_OK ||
-        (st = cli_list(a, &SIM_GAMMA, &l[1], err)) != SD_OK)
+        (st = sim_tree(a, &ms, &ec, &tree, err)) != SD_OK)
+        goto done;
+    if (tree != NULL) { /* one run: the tree's depth is the gamma the counters are laid out by */
+        char depth[32];
+        snprintf(depth, sizeof depth, "%zu", ec.gamma);
+        st = sd_parse_list(depth, &SIM_GAMMA, &l[1], err);
+    } else {
+        st = cli_list(a, &SIM_GAMMA, &l[1], err);
+    }
+    if (st != SD_OK)
         goto done;
     if (ms.ngram || ms.npy) {
         if (ec.policy != SD_POLICY_FIXED || ec.drafts != 1 || cli_given(a, "--export-prometheus"))
@@ -413,6 +482,7 @@ done:
     sd_model_free(m);
     sd_dist_free(&p);
     sd_dist_free(&q);
+    free(tree);
     return cli_finish(st, l, 2, t, out);
 }
 
@@ -427,6 +497,10 @@ static const cli_option SIMULATE_OPTIONS[] = {
       .domain = &CLI_GAMMA_MAX, .lib = CLI_LIB(engine.gamma_max, CLI_LIB_SIZE) },
     { .name = "--drafts", .metavar = "K", .help = "drafts per position, recursive rejection (adjusted only), in "
       "{range} (default {default})", .domain = &CLI_DRAFTS, .lib = CLI_LIB(engine.drafts, CLI_LIB_SIZE) },
+    { .name = "--tree", .metavar = "SPEC", .help = "draft this tree every iteration (tree --help: the forms but "
+      "sglang:), verified from the root down by the adjusted rule" },
+    { .name = "--children", .metavar = "NAME", .help = "--tree: {names}: q's top tokens tried in rank order, or "
+      "draws from q (recursive rejection) (default {default})", .dflt = "top-k", .names = sd_engine_children_names },
     { .name = "--tokens", .metavar = "T", .help = "about T tokens per row, in whole chunks of 2048 iterations, at most "
       "{max} (about 20 min on 2 cores) (default {default})", .domain = &CLI_TOKENS,
       .lib = CLI_LIB(engine.tokens, CLI_LIB_U64) },

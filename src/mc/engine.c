@@ -34,6 +34,7 @@ typedef struct {
     double *chunk_beta; /* [nchunks] */
     size_t shard, nshards; /* this process runs the chunks k = shard + j nshards (shard 0-based) */
     double *acc_k;       /* per-context acceptance (beta, or with k > 1 drafts their acceptance) */
+    size_t *kids;        /* a tree's children: node v's (-1 the root) are kids[v + 1] .. kids[v + 2] - 1 */
 } shared_run;
 
 typedef struct {
@@ -59,6 +60,7 @@ typedef struct {
     sd_engine_stats *s;
     double beta_sum;
     size_t positions;
+    const size_t *kids;     /* shared_run's */
 } recorder;
 
 /* Records one emitted token (rank x at context c); the caller advances the prefix. */
@@ -169,9 +171,96 @@ static size_t iterate_oracle(const sd_engine_config *cfg, recorder *rec, sequenc
     return n + 1;
 }
 
-/* The longest chain a policy drafts. */
+/* The children of a tree node at context c, nodes a .. b - 1 of t (ranks rising), verified
+ * under rule ch with the residual in work[0 .. V) and the sampler's sums after it: the rank
+ * (in c) of the token emitted, with *child the accepted node or -1 (then the token is the
+ * residual's). */
+static uint32_t verify_children(const sd_context *c, const sd_tree *t, size_t a, size_t b, sd_children ch, gsl_rng *r,
+                                double *work, int *child)
+{
+    size_t nv = c->p_cdf.n;
+    double *res = work, *cum = work + nv, mass = 1.0;
+    uint32_t top[SD_TREE_MAX_RANK];
+    size_t ntop = 0;
+    memcpy(res, c->p, nv * sizeof *res);
+    if (ch != SD_CHILDREN_SAMPLED) { /* q's t->rank[b - 1] + 1 most likely tokens, ties to the lower rank */
+        size_t want = (size_t)t->rank[b - 1] + 1 < nv ? (size_t)t->rank[b - 1] + 1 : nv;
+        for (uint32_t x = 0; x < nv; x++) {
+            if (ntop == want && !(c->q[x] > c->q[top[ntop - 1]]))
+                continue;
+            size_t i = ntop < want ? ntop++ : ntop - 1;
+            for (; i > 0 && c->q[x] > c->q[top[i - 1]]; i--)
+                top[i] = top[i - 1];
+            top[i] = x;
+        }
+    }
+    for (size_t j = a; j < b; j++) {
+        uint32_t x;
+        if (ch == SD_CHILDREN_SAMPLED) {
+            x = (uint32_t)sd_cdf_draw(&c->q_cdf, r);
+            if (sd_rng_u53_scaled_below(r, c->q[x] * mass, res[x])) { /* u q(x) < r(x) / mass */
+                *child = (int)j;
+                return x;
+            }
+            double rest = 0.0; /* r <- max(r / mass - q, 0), unnormalised */
+            for (size_t y = 0; y < nv; y++)
+                rest += (res[y] = res[y] / mass > c->q[y] ? res[y] / mass - c->q[y] : 0.0);
+            if (!(rest > 0.0)) { /* p = q up to rounding: keep p */
+                memcpy(res, c->p, nv * sizeof *res);
+                rest = 1.0;
+            }
+            mass = rest;
+            continue;
+        }
+        if (t->rank[j] >= ntop) /* q has fewer tokens than the rank: no such child */
+            continue;
+        x = top[t->rank[j]];
+        /* accept with r(x) / r(all); the broken control forgets the division */
+        if (sd_rng_u53_scaled_below(r, ch == SD_CHILDREN_TOP_K ? mass : 1.0, res[x])) {
+            *child = (int)j;
+            return x;
+        }
+        mass -= res[x];
+        res[x] = 0.0;
+    }
+    *child = -1;
+    size_t x = sd_cdf_sample_weights(res, nv, cum, r);
+    return x < nv ? (uint32_t)x : (uint32_t)sd_cdf_draw(&c->p_cdf, r);
+}
+
+/* One iteration drafting cfg->tree, verified from the root down, recorded; returns N. */
+static size_t iterate_tree(const sd_engine_config *cfg, recorder *rec, sequence *seq, gsl_rng *r, double *work)
+{
+    const sd_tree *t = cfg->tree;
+    sd_engine_stats *s = rec->s;
+    s->draft_calls += sd_tree_depth(t);
+    s->target_calls++;
+    s->target_positions += 1 + t->n;
+    int v = -1;
+    for (size_t d = 0;; d++) {
+        const sd_context *c = sd_model_lookup_inline(cfg->model, &seq->prefix);
+        size_t a = rec->kids[v + 1], b = rec->kids[v + 2];
+        if (a == b) { /* a leaf: the bonus token */
+            emit(rec, seq, c, (uint32_t)sd_cdf_draw(&c->p_cdf, r));
+            return d + 1;
+        }
+        int child;
+        s->reached[d]++;
+        s->verified++;
+        emit(rec, seq, c, verify_children(c, t, a, b, cfg->children, r, work, &child));
+        if (child < 0)
+            return d + 1;
+        s->accepted++;
+        s->accepted_at[d]++;
+        v = child;
+    }
+}
+
+/* The longest chain a policy drafts (a tree's depth). */
 static size_t chain_max(const sd_engine_config *cfg)
 {
+    if (cfg->tree != NULL)
+        return sd_tree_depth(cfg->tree) > 0 ? sd_tree_depth(cfg->tree) : 1;
     return cfg->policy == SD_POLICY_HEURISTIC && cfg->gamma_max > cfg->gamma ? cfg->gamma_max : cfg->gamma;
 }
 
@@ -189,6 +278,8 @@ static size_t iterate(const sd_engine_config *cfg, recorder *rec, sequence *seq,
 {
     if (cfg->policy == SD_POLICY_ORACLE)
         return iterate_oracle(cfg, rec, seq, r);
+    if (cfg->tree != NULL)
+        return iterate_tree(cfg, rec, seq, r, step->work);
     if (cfg->drafts > 1)
         return iterate_multi(cfg, rec, seq, r, step->work);
     step->threshold = cfg->policy == SD_POLICY_THRESHOLD ? cfg->threshold : 0.0;
@@ -207,7 +298,7 @@ static void run_chunk(worker *w, size_t k, gsl_rng *r, sd_step *step)
     const sd_engine_config *cfg = w->sh->cfg;
     sd_rng_reseed(r, cfg->seed, k);
     recorder rec = { cfg->model, cfg->verifier, w->sh->acc_k, sd_model_context(cfg->model, 0), &w->stats, 0.0,
-                     cfg->positions };
+                     cfg->positions, w->sh->kids };
     sequence seq = { { { 0 }, 0, 0 }, 0, cfg->gamma };
     sd_model_start(cfg->model, &seq.prefix);
     sd_model_prime(cfg->model, &seq.prefix, r); /* a real prefix where the model has text (n-gram) */
@@ -292,6 +383,10 @@ static void *work(void *arg)
 }
 
 static const char *const POLICY_NAMES[] = { "fixed", "oracle", "threshold", "heuristic", NULL };
+static const char *const CHILDREN_NAMES[] = { "top-k", "sampled", NULL, "top-k-unnormalised" };
+
+const char *sd_engine_children_name(sd_children c) { return CHILDREN_NAMES[c == SD_CHILDREN_TOP_K_UNNORMALISED ? 3 : c]; }
+const char *const *sd_engine_children_names(void) { return CHILDREN_NAMES; }
 
 const char *sd_engine_policy_name(sd_policy p) { return POLICY_NAMES[p]; }
 const char *const *sd_engine_policy_names(void) { return POLICY_NAMES; }
@@ -350,6 +445,31 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
         return sd_status_fail(err, SD_EINVAL, "drafts: several drafts per position work with the adjusted rule and the fixed policy");
     if (cfg->drafts > SD_DRAFTS_MAX)
         return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, %u]", cfg->drafts, SD_DRAFTS_MAX);
+    if (cfg->tree != NULL) {
+        const sd_tree *t = cfg->tree;
+        if (cfg->policy != SD_POLICY_FIXED || v != sd_verify_find("adjusted") || cfg->drafts > 1)
+            return sd_status_fail(err, SD_EINVAL,
+                                  "tree: a tree is drafted under the fixed policy and the adjusted rule, one draft a "
+                                  "node");
+        if (t->n < 1 || t->n > SD_TREE_MAX_NODES)
+            return sd_status_fail(err, SD_EINVAL, "tree: %zu nodes is outside [1, %d]", t->n, SD_TREE_MAX_NODES);
+        if ((unsigned)cfg->children > SD_CHILDREN_TOP_K_UNNORMALISED)
+            return sd_status_fail(err, SD_EINVAL, "children: %d is not a kind of children", (int)cfg->children);
+        for (size_t i = 0; i < t->n; i++) {
+            int p = t->parent[i];
+            if (!(p >= -1 && p < (int)i) || t->depth[i] != (p < 0 ? 1 : t->depth[p] + 1) ||
+                (i > 0 && (t->depth[i] < t->depth[i - 1] ||
+                           (t->depth[i] == t->depth[i - 1] &&
+                            !(p > t->parent[i - 1] || (p == t->parent[i - 1] && t->rank[i] > t->rank[i - 1]))))))
+                return sd_status_fail(err, SD_EINVAL, "tree: node %zu breaks the breadth-first order of tree.h", i);
+            if (cfg->children == SD_CHILDREN_SAMPLED &&
+                t->rank[i] != (i > 0 && t->parent[i - 1] == p ? t->rank[i - 1] + 1 : 0))
+                return sd_status_fail(err, SD_EINVAL,
+                                      "tree: sampled children are drawn in turn, so the ranks under each node must be "
+                                      "0, 1, ... (node %zu has rank %u)",
+                                      i, (unsigned)t->rank[i]);
+        }
+    }
     if (cfg->nshards > 1 && !(cfg->shard >= 1 && cfg->shard <= cfg->nshards))
         return sd_status_fail(err, SD_EINVAL, "shard: %u is outside [1, %u]", cfg->shard, cfg->nshards);
     return SD_OK;
@@ -375,6 +495,54 @@ static sd_status multi_acceptances(const sd_engine_config *cfg, double **acc_k, 
     }
     free(tmp);
     *acc_k = acc;
+    return SD_OK;
+}
+
+/* The children lists of t into *kids (n + 2 entries): in breadth-first order a node's
+ * children are contiguous, ranks rising, so node v's (-1 the root) are kids[v + 1] ..
+ * kids[v + 2] - 1. */
+static sd_status tree_kids(const sd_tree *t, size_t **kids, sd_error *err)
+{
+    size_t *k = calloc(t->n + 2, sizeof *k);
+    if (k == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    for (size_t i = 0; i < t->n; i++) /* count each node's children at its slot + 1 */
+        k[(size_t)(t->parent[i] + 1) + 1]++;
+    for (size_t v = 1; v <= t->n + 1; v++)
+        k[v] += k[v - 1];
+    *kids = k;
+    return SD_OK;
+}
+
+sd_status sd_engine_tree_theory(const sd_engine_config *cfg, sd_tree_accept *a, double *tokens, sd_error *err)
+{
+    if (cfg->tree == NULL || cfg->model == NULL)
+        return sd_status_fail(err, SD_EINVAL, "%s: the tree's theory needs a tree and a model",
+                              cfg->tree == NULL ? "tree" : "model");
+    const sd_model *m = cfg->model;
+    size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m), K = 1;
+    for (size_t i = 0; i < cfg->tree->n; i++)
+        if ((size_t)cfg->tree->rank[i] + 1 > K)
+            K = (size_t)cfg->tree->rank[i] + 1;
+    double *work = malloc(nv * sizeof *work), one[SD_TREE_MAX_RANK];
+    if (work == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    memset(a, 0, sizeof *a);
+    a->depths = 1;
+    a->ranks = K;
+    for (size_t c = 0; c < nc; c++) {
+        const sd_context *ctx = sd_model_context(m, c);
+        sd_dist_rank_acceptance(ctx->p, ctx->q, nv, K, cfg->children == SD_CHILDREN_SAMPLED, one, work);
+        for (size_t k = 0; k < K; k++)
+            a->p[0][k] += one[k] / (double)nc;
+    }
+    free(work);
+    double s = 0.0; /* the mean of rows that each sum to at most 1 may round past it */
+    for (size_t k = 0; k < K; k++)
+        s += a->p[0][k];
+    for (size_t k = 0; k < K && s > 1.0; k++)
+        a->p[0][k] /= s;
+    *tokens = sd_tree_expected_tokens(cfg->tree, a);
     return SD_OK;
 }
 
@@ -533,6 +701,10 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
         return replay(cfg, out, err);
     if (st != SD_OK || (st = multi_acceptances(cfg, &sh.acc_k, err)) != SD_OK)
         return st;
+    if (cfg->tree != NULL && (st = tree_kids(cfg->tree, &sh.kids, err)) != SD_OK) {
+        free(sh.acc_k);
+        return st;
+    }
     if ((st = workers_alloc(cfg, &sh, nt, &ws, err)) == SD_OK &&
         (st = plan_chunks(cfg, &sh, &ws[0], &pilot, err)) == SD_OK)
         st = run_workers(cfg, &sh, ws, nt, t0, err);
@@ -560,6 +732,7 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     workers_free(ws, nt);
     free(sh.chunk_beta);
     free(sh.acc_k);
+    free(sh.kids);
     return st;
 }
 
@@ -585,6 +758,14 @@ uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
     h = fnv(h, &cfg->seed, sizeof cfg->seed); /* all 64 bits, not just the double's 53 */
     if (cfg->verifier != NULL)
         h = fnv(h, cfg->verifier->name, strlen(cfg->verifier->name));
+    if (cfg->tree != NULL) { /* the tree and its children; none hashes as before trees existed */
+        const int kind = (int)cfg->children;
+        h = fnv(h, "tree", 4);
+        h = fnv(h, &kind, sizeof kind);
+        h = fnv(h, &cfg->tree->n, sizeof cfg->tree->n);
+        h = fnv(h, cfg->tree->parent, cfg->tree->n * sizeof *cfg->tree->parent);
+        h = fnv(h, cfg->tree->rank, cfg->tree->n);
+    }
     for (size_t c = 0; m != NULL && c < nc; c++) { /* every context: a changed data file changes the digest */
         const sd_context *ctx = sd_model_context(m, c);
         for (size_t i = 0; i < nv; i++) {

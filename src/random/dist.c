@@ -161,3 +161,43 @@ double sd_dist_multi_acceptance(const double *p, const double *q, size_t n, size
     }
     return 1.0 - reject_all;
 }
+
+void sd_dist_rank_acceptance(const double *p, const double *q, size_t n, size_t ranks, int sampled, double *out,
+                             double *work)
+{
+    if (!sampled) { /* q's k-th most likely token, by repeated selection; work marks the ones taken */
+        for (size_t x = 0; x < n; x++)
+            work[x] = 0.0;
+        for (size_t k = 0; k < ranks; k++) {
+            size_t best = n;
+            for (size_t x = 0; x < n; x++)
+                if (!(work[x] < 0.0) && (best == n || q[x] > q[best]))
+                    best = x;
+            if (best == n) {
+                out[k] = 0.0;
+                continue;
+            }
+            work[best] = -1.0;
+            out[k] = p[best];
+        }
+        return;
+    }
+    double reach = 1.0; /* the chance that children 0 .. k-1 were all rejected */
+    memcpy(work, p, n * sizeof *work);
+    for (size_t k = 0; k < ranks; k++) {
+        double beta = 0.0, rest = 0.0;
+        for (size_t x = 0; x < n; x++)
+            beta += work[x] < q[x] ? work[x] : q[x];
+        out[k] = reach * beta;
+        reach *= 1.0 - beta;
+        if (!(reach > 0.0)) {
+            for (size_t j = k + 1; j < ranks; j++)
+                out[j] = 0.0;
+            return;
+        }
+        for (size_t x = 0; x < n; x++)
+            rest += (work[x] = work[x] > q[x] ? work[x] - q[x] : 0.0);
+        for (size_t x = 0; x < n && rest > 0.0; x++)
+            work[x] /= rest;
+    }
+}

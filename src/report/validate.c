@@ -74,6 +74,9 @@ static const check CHECKS[] = {
     { .info = { .first = 22, .last = 22, .name = "exact-match",
                 .summary = "exact-match: output = p, acceptance = sum p q, E(N) at it" },
       .run = sd_validate_check_exact_match },
+    { .info = { .first = 23, .last = 23, .name = "tree",
+                .summary = "token trees: output = p for top-k and sampled children, tokens per pass = (T1)" },
+      .run = sd_validate_check_tree },
     { .info = { .name = NULL }, .run = NULL },
 };
 

@@ -557,3 +557,68 @@ sd_status sd_validate_check_exact_match(sd_validate_ctx *v, sd_error *err)
     sd_model_free(m);
     return st;
 }
+
+/* ---- 23: token trees ---------------------------------------------------------------------------- */
+
+/* The tree of check 23: depth 4, widths 3, 3, 1, 1 (ranks up to 2 under the root). */
+static const char TREE23[] = "[(0,), (1,), (2,), (0, 0), (0, 1), (1, 0), (0, 0, 0), (0, 0, 0, 0)]";
+
+/* 23: the engine drafting a real tree (engine.h), verified from the root down: output = p
+ * at positions 1-4 for both kinds of children, with a verifier that forgets to renormalise
+ * after a rejected sibling as the control; tokens per target pass = (T1) (tree.h) on the
+ * four-token pair, whose one context makes (T1) exact, with the other kind's (T1) as the
+ * control. */
+sd_status sd_validate_check_tree(sd_validate_ctx *v, sd_error *err)
+{
+    sd_tree t;
+    sd_status st = sd_tree_parse(TREE23, NULL, &t, "validate", err);
+    if (st != SD_OK)
+        return st;
+    sd_engine_config ec = sd_validate_engine(v, NULL, "adjusted", 1e6);
+    ec.tree = &t;
+    ec.gamma = sd_tree_depth(&t);
+    static const struct {
+        sd_children kind;
+        const char *name;
+        sd_validate_kind verdict;
+    } OUT[] = {
+        { SD_CHILDREN_TOP_K, "23. tree, top-k children: output = p at positions 1-4 (chi-square)", SD_VALIDATE_CHECK },
+        { SD_CHILDREN_SAMPLED, "23. tree, sampled children: output = p at positions 1-4 (chi-square)",
+          SD_VALIDATE_CHECK },
+        { SD_CHILDREN_TOP_K_UNNORMALISED,
+          "23. control: top-k accepting with r(x), not renormalised after a rejected sibling, caught as biased",
+          SD_VALIDATE_CONTROL },
+    };
+    for (size_t i = 0; i < sizeof OUT / sizeof *OUT && st == SD_OK; i++) {
+        ec.children = OUT[i].kind;
+        st = output_rows(v, ec, OUT[i].name, 0, OUT[i].verdict, err);
+    }
+    sd_model *m = NULL;
+    if (st != SD_OK || (st = sd_model_pair(FOUR_P, FOUR_Q, FOUR, &m, err)) != SD_OK)
+        return st;
+    ec.model = m;
+    double theory[2];
+    sd_tree_accept acc;
+    for (int k = 0; k < 2 && st == SD_OK; k++) {
+        ec.children = k ? SD_CHILDREN_SAMPLED : SD_CHILDREN_TOP_K;
+        st = sd_engine_tree_theory(&ec, &acc, &theory[k], err);
+    }
+    for (int k = 0; k < 2 && st == SD_OK; k++) {
+        sd_engine_stats s;
+        ec.children = k ? SD_CHILDREN_SAMPLED : SD_CHILDREN_TOP_K;
+        if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
+            break;
+        st = sd_validate_mean_n_row(v,
+                                    k ? "23. sampled children: tokens per target pass = (T1), four-token pair"
+                                      : "23. top-k children: tokens per target pass = (T1), four-token pair",
+                                    theory[k], &s, SD_VALIDATE_CHECK, err);
+        if (st == SD_OK)
+            st = sd_validate_mean_n_row(v,
+                                        k ? "23. control: the sampled run against top-k's (T1)"
+                                          : "23. control: the top-k run against sampled children's (T1)",
+                                        theory[1 - k], &s, SD_VALIDATE_CONTROL, err);
+        sd_engine_stats_free(&s);
+    }
+    sd_model_free(m);
+    return st;
+}

@@ -190,6 +190,31 @@ START_TEST(match_acceptance)
 }
 END_TEST
 
+/* The per-rank acceptance of tree children on the seed's four-token example, by hand: q
+ * ranks B (.4), D (.25), A (.2), C (.15), so top-k gives p = .1, .1, .5, .3 (and 0 past the
+ * vocabulary); sampled: beta_0 = .55, r_1 = (2/3, 0, 1/3, 0), beta_1 = .2 + .15 = .35,
+ * r_2 = (.4667, 0, .1833, 0) / .65, beta_2 = .2 + .15 = .35, so .55, .45 x .35 = .1575 and
+ * .45 x .65 x .35 = .102375. */
+START_TEST(rank_acceptance)
+{
+    const double p[4] = { 0.5, 0.1, 0.3, 0.1 }, q[4] = { 0.2, 0.4, 0.15, 0.25 };
+    double out[5], work[4];
+    sd_dist_rank_acceptance(p, q, 4, 5, 0, out, work);
+    ck_assert(out[0] == 0.1 && out[1] == 0.1 && out[2] == 0.5 && out[3] == 0.3 && out[4] == 0.0);
+    sd_dist_rank_acceptance(p, q, 4, 3, 1, out, work);
+    ck_assert_rel(out[0], 0.55, 1e-15);
+    ck_assert_rel(out[1], 0.1575, 1e-14);
+    ck_assert_rel(out[2], 0.102375, 1e-14);
+    /* the sampled ranks' sum is sd_dist_multi_acceptance, the chance that one of k is accepted */
+    sd_dist_rank_acceptance(p, q, 4, 5, 1, out, work);
+    ck_assert_rel(out[0] + out[1] + out[2] + out[3] + out[4], sd_dist_multi_acceptance(p, q, 4, 5, work), 1e-14);
+    /* p = q: the first draw is always accepted */
+    sd_dist_rank_acceptance(p, p, 4, 3, 1, out, work);
+    ck_assert_rel(out[0], 1.0, 1e-15);
+    ck_assert(out[1] == 0.0 && out[2] == 0.0);
+}
+END_TEST
+
 Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -203,6 +228,7 @@ Suite *dist_suite(void)
     tcase_add_test(tc, multi_draft_acceptance);
     tcase_add_test(tc, point_acceptance);
     tcase_add_test(tc, match_acceptance);
+    tcase_add_test(tc, rank_acceptance);
     suite_add_tcase(s, tc);
     return s;
 }
