@@ -29,7 +29,7 @@ _specdec_options()
     speedup)  echo "--alpha --cost --gamma --mu --from --acceptance --format --help" ;;
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
-    tree)     echo "--tree --optimal --budget --depth --alpha --acceptance-rank --acceptance-file --cost --format --help" ;;
+    tree)     echo "--tree --optimal --budget --depth --sglang-grid --steps --topk --num-draft-tokens --alpha --acceptance-rank --acceptance-file --cost --target --draft --hardware --batch --context --format --help" ;;
     overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;

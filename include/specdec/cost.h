@@ -60,6 +60,7 @@
 
 #include "specdec/presets.h"
 #include "specdec/status.h"
+#include "specdec/tree.h"
 
 typedef enum { SD_GRANULARITY_OPERATOR, SD_GRANULARITY_PASS } sd_granularity;
 
@@ -188,5 +189,14 @@ typedef struct {
 
 SD_API size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batches, size_t nb, double context,
                                sd_schedule_bucket *out);
+
+/* Seconds of one iteration drafting tree t (tree.h) at batch B and context S: one draft
+ * pass a level d = 1 .. depth over the nodes of level d - 1 that have children (the root,
+ * one token, for d = 1) at the draft's context (at most draft_window), then one target
+ * pass verifying t's nodes + 1 tokens a sequence (tree attention costed as a pass over
+ * that many new tokens).  *draft_seconds, when not NULL, gets the draft passes' part.
+ * rq's gammas, alpha and acc are not read. */
+SD_API double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double batch, double context,
+                                double *draft_seconds);
 
 #endif

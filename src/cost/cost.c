@@ -294,3 +294,26 @@ sd_status sd_cost_load_alpha_by_context(const char *path, double **context, doub
     *n = rows;
     return SD_OK;
 }
+
+double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double batch, double context,
+                         double *draft_seconds)
+{
+    /* the tokens of each draft pass: level d's pass runs over level d - 1's nodes with children */
+    double tokens[SD_TREE_MAX_DEPTH + 1] = { 0 };
+    unsigned char has_kids[SD_TREE_MAX_NODES] = { 0 };
+    size_t depth = sd_tree_depth(t);
+    for (size_t i = 0; i < t->n; i++)
+        if (t->parent[i] >= 0)
+            has_kids[t->parent[i]] = 1;
+    if (t->n > 0)
+        tokens[1] = 1.0; /* the root */
+    for (size_t i = 0; i < t->n; i++)
+        if (has_kids[i])
+            tokens[t->depth[i] + 1] += 1.0;
+    double draft = 0.0, sd = draft_context(rq, context);
+    for (size_t d = 1; d <= depth; d++)
+        draft += sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, tokens[d], sd, NULL);
+    if (draft_seconds != NULL)
+        *draft_seconds = draft;
+    return draft + sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, (double)t->n + 1.0, context, NULL);
+}

@@ -71,6 +71,36 @@ START_TEST(small_batch_is_eq10)
 }
 END_TEST
 
+/* A tree's iteration (sd_cost_tree_time): a chain of G is G draft passes of one token and a
+ * target pass of G + 1, the roofline's chain iteration (G c_eff + verify ratio) t1; a tree
+ * of two levels of two drafts passes of 1 token (the root) and 2 (the nodes with
+ * children), then verifies 7. */
+START_TEST(tree_iteration)
+{
+    sd_cost_params cp = sd_cost_defaults();
+    sd_roofline_request rq = request(&cp, 0.8, NULL, 0);
+    sd_tree t;
+    sd_error err;
+    for (double b = 1; b <= 256; b *= 16) {
+        ck_assert_int_eq(sd_tree_parse("chain:5", NULL, &t, "t", &err), SD_OK);
+        double d, tt = sd_cost_tree_time(&rq, &t, b, 2048, &d);
+        double td = sd_cost_step_time(&DRAFT, &H100, &cp, b, 1, 2048, NULL);
+        ck_assert_rel(d, 5 * td, 1e-14);
+        ck_assert_rel(tt, 5 * td + sd_cost_step_time(&TARGET, &H100, &cp, b, 6, 2048, NULL), 1e-14);
+        ck_assert_int_eq(sd_tree_parse("kary:2,2", NULL, &t, "t", &err), SD_OK);
+        tt = sd_cost_tree_time(&rq, &t, b, 2048, &d);
+        ck_assert_rel(d, td + sd_cost_step_time(&DRAFT, &H100, &cp, b, 2, 2048, NULL), 1e-14);
+        ck_assert_rel(tt, d + sd_cost_step_time(&TARGET, &H100, &cp, b, 7, 2048, NULL), 1e-14);
+    }
+    /* a draft window caps the draft's context */
+    rq.draft_window = 512;
+    ck_assert_int_eq(sd_tree_parse("chain:2", NULL, &t, "t", &err), SD_OK);
+    double d;
+    sd_cost_tree_time(&rq, &t, 8, 8192, &d);
+    ck_assert_rel(d, 2 * sd_cost_step_time(&DRAFT, &H100, &cp, 8, 1, 512, NULL), 1e-14);
+}
+END_TEST
+
 START_TEST(large_batch_is_compute_bound)
 {
     sd_cost_params cp = pass_params();
@@ -462,6 +492,7 @@ Suite *cost_suite(void)
     Suite *s = suite_create("cost");
     TCase *tc = tcase_create("cost");
     tcase_add_test(tc, small_batch_is_eq10);
+    tcase_add_test(tc, tree_iteration);
     tcase_add_test(tc, large_batch_is_compute_bound);
     tcase_add_test(tc, improvement_falls_with_batch);
     tcase_add_test(tc, experts_make_verification_costlier);
