@@ -17,11 +17,17 @@
  * engine run, interleaved with the 1- and 2-thread runs, and every figure is
  * the best (least disturbed) of its repetitions: the ratio compares the
  * best limit with the best engine run, taken in the same minutes.
- * Prints a Markdown table (the rows are held until the limits are known).
- * Usage: specdec-bench [TOKENS [ZIPF_S]]   (default 1e7 tokens per run, s = 1.5)
+ * Prints a Markdown table (the rows are held until the limits are known), then a second:
+ * the optimal tree's dynamic program (tree.h) at budgets 64 to 1024, depths 8 and 32 and
+ * 16 ranks (issue 21: N = 1024, D = 32, K = 16 in under 1 s on one core), the best of
+ * five runs.
+ * Usage: specdec-bench [TOKENS [ZIPF_S]]   (default 1e7 tokens per run, s = 1.5; TOKENS 0:
+ * the tree table alone)
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gsl/gsl_errno.h>
@@ -29,6 +35,7 @@
 #include "specdec/engine.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
+#include "specdec/tree.h"
 #include "specdec/verify.h"
 
 static double now(void)
@@ -57,11 +64,52 @@ typedef struct {
     double mib, build, seconds[3], drafted[3], emitted[3];
 } row;
 
+/* The optimal tree's dynamic program (tree.h) at budgets N, depths D and K ranks: the best
+ * of REPS runs, in seconds; a Markdown table. */
+static int bench_tree(void)
+{
+    static const size_t budgets[] = { 64, 256, 1024 }, depths[] = { 8, 32 };
+    sd_tree_accept a;
+    memset(&a, 0, sizeof a);
+    a.depths = 1;
+    a.ranks = 16;
+    for (size_t k = 0; k < 16; k++)
+        a.p[0][k] = 0.45 * ldexp(1.0, -(int)k); /* 0.45, 0.225, ...: sums to 0.9 */
+    sd_tree *t = malloc(sizeof *t);
+    if (t == NULL)
+        return 1;
+    printf("\n| budget N | depth D | ranks K | DP steps D K N^2 / 2 | seconds (best of %d) | nodes | expected tokens |\n",
+           REPS);
+    printf("|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < sizeof budgets / sizeof *budgets; i++)
+        for (size_t j = 0; j < sizeof depths / sizeof *depths; j++) {
+            double best = 0.0, tokens = 0.0;
+            for (int rep = 0; rep < REPS; rep++) {
+                sd_error err;
+                double t0 = now();
+                if (sd_tree_optimal(budgets[i], depths[j], &a, t, &tokens, &err) != SD_OK) {
+                    fprintf(stderr, "bench: %s\n", err.msg);
+                    free(t);
+                    return 1;
+                }
+                double dt = now() - t0;
+                if (rep == 0 || dt < best)
+                    best = dt;
+            }
+            printf("| %zu | %zu | 16 | %.3g | %.3f | %zu | %.4f |\n", budgets[i], depths[j],
+                   (double)depths[j] * 16.0 * (double)budgets[i] * (double)budgets[i] / 2.0, best, t->n, tokens);
+        }
+    free(t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     static const size_t vocabs[NV] = { 16, 1000, 32000, 128256 };
     uint64_t tokens = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000u;
+    if (tokens == 0) /* the tree table alone */
+        return bench_tree();
     double zipf_s = argc > 2 ? strtod(argv[2], NULL) : 1.5;
     gsl_rng *plain = gsl_rng_alloc(gsl_rng_mt19937), *mt53 = gsl_rng_alloc(sd_rng_type());
     double plain_best = 0.0, mt53_best = 0.0;
@@ -115,5 +163,5 @@ int main(int argc, char **argv)
         }
     gsl_rng_free(plain);
     gsl_rng_free(mt53);
-    return 0;
+    return bench_tree();
 }
