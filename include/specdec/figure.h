@@ -58,6 +58,18 @@
  *                   `input`; block 1: `fit --report predictions` at the one
  *                   cost c for gamma = 1 .. twice the measured gamma, with
  *                   400 bootstrap replicates from `seed`.
+ *   tree-budget     (tree.h, at data/sequoia-acceptance.tsv) block 0: budget (1 .. 64 draft
+ *                   nodes), chain, "optimal tree": (T1) of the chain of that many nodes and
+ *                   of the optimal tree; block 1: budget, tokens, label for named trees
+ *                   (k-ary trees, SGLang's defaults sglang:3,1,4 and sglang:5,4,8).
+ *   tree-speedup    budget (1 .. 64), then "B = 1", "B = 16", "B = 64": the largest
+ *                   speed-up over plain decoding of the optimal trees of that budget at
+ *                   every depth limit 1 .. budget, on llama-3.1-8b + llama-3.2-1b, one
+ *                   h100-sxm, context 1024 (sd_cost_tree_time).
+ *   tree-drawn      the optimal tree of 15 nodes: block 0, its nodes (the root first):
+ *                   depth, place (its level centred on 0), reach (the product along its
+ *                   path), label; block 1, its edges: depth_from, place_from, depth_to,
+ *                   place_to, label ("k=RANK: p"); alpha_hat holds its (T1).
  */
 #ifndef SPECDEC_FIGURE_H
 #define SPECDEC_FIGURE_H
@@ -96,6 +108,9 @@ typedef enum {
     SD_FIGURE_VERIFY_COST,
     SD_FIGURE_FIT,
     SD_FIGURE_ALPHA_TEMPERATURE,
+    SD_FIGURE_TREE_BUDGET,
+    SD_FIGURE_TREE_SPEEDUP,
+    SD_FIGURE_TREE_DRAWN,
     SD_FIGURE_COUNT
 } sd_figure_id;
 
@@ -131,7 +146,8 @@ typedef struct {
     sd_table *block[SD_FIGURE_BLOCKS_MAX]; /* block[0 .. nblocks-1]; the rest NULL */
     size_t nblocks;
     double iterations;       /* n-distribution: the engine's iterations behind the histogram; else 0 */
-    double alpha_hat;        /* n-distribution: the measured acceptance of pmf_theory; else 0 */
+    double alpha_hat;        /* n-distribution: the measured acceptance of pmf_theory; tree-drawn: the
+                              * tree's (T1); else 0 */
     const char *target, *draft; /* roofline figures: the preset pair (static strings); else NULL */
     double context;          /* roofline-batch: the context length in tokens; else 0 */
     double fit_gamma;        /* fit: the measured draft length; else 0 */

@@ -327,6 +327,52 @@ static void script_alpha_temperature(const figure *f, int variant)
             f->k->name);
 }
 
+/* ---- token trees ------------------------------------------------------------------------- */
+
+static void script_tree_budget(const figure *f, int variant)
+{
+    (void)variant;
+    preamble(f, "Expected tokens (T1) against the node budget, Sequoia's acceptance (p0 = 0.634, p1 = 0.108, ...)",
+             "draft nodes (the root not counted)", "expected tokens per target pass");
+    fprintf(f->gp, "set logscale x 2\nset xrange [1:64]\nset key left top\nset yrange [1:*]\n"
+                   "plot \"%s.dat\" index 0 using 1:3 with lines lw 3 lc rgb \"#d73027\" title \"optimal tree\", \\\n"
+                   "  \"\" index 0 using 1:2 with lines lw 3 lc rgb \"#4575b4\" title \"chain\", \\\n"
+                   "  \"\" index 1 using 1:2 with points pt 7 ps 2 lc rgb \"black\" "
+                   "title \"k-ary trees and SGLang's defaults\", \\\n"
+                   "  \"\" index 1 using 1:2:3 with labels offset 0,-1.2 font \",12\" notitle\n",
+            f->k->name);
+}
+
+static void script_tree_speedup(const figure *f, int variant)
+{
+    (void)variant;
+    char title[256];
+    snprintf(title, sizeof title, "Best tree's speed-up (over depth limits): %s + %s, one H100, context %.0f",
+             f->d->target, f->d->draft, f->d->context);
+    preamble(f, title, "draft nodes (the root not counted)", "speed-up over plain decoding (×)");
+    fprintf(f->gp, "set logscale x 2\nset xrange [1:64]\nset key left bottom\nset yrange [0.8:*]\n"
+                   "plot for [i=2:4] \"%s.dat\" index 0 using 1:i with linespoints lw 3 pt 7 title columnhead(i), \\\n"
+                   "  1 with lines dt 2 lw 2 lc rgb \"gray30\" title \"no speed-up\"\n",
+            f->k->name);
+}
+
+static void script_tree_drawn(const figure *f, int variant)
+{
+    (void)variant;
+    char title[256];
+    snprintf(title, sizeof title, "Optimal tree of 15 nodes, Sequoia's acceptance: %.4f tokens a pass (T1)",
+             f->d->alpha_hat);
+    preamble(f, title, "depth (node labels: the chance of reaching the node; edges: rank k and p)",
+             "each level's nodes, rank paths from the top");
+    fprintf(f->gp, "unset ytics\nunset grid\nset xtics 1\nset offsets 0.3, 0.3, 0.5, 0.5\nunset key\n"
+                   "plot \"%s.dat\" index 1 using 1:2:($3-$1):($4-$2) with vectors nohead lw 2 lc rgb \"gray50\", \\\n"
+                   "  \"\" index 1 using (($1+$3)/2):(($2+$4)/2):5 with labels font \",11\" tc rgb \"#4575b4\" "
+                   "offset 0,0.6, \\\n"
+                   "  \"\" index 0 using 1:2:(2 + 4 * $3) with points pt 7 ps variable lc rgb \"#d73027\", \\\n"
+                   "  \"\" index 0 using 1:2:4 with labels font \",11\" offset 0,-1.1\n",
+            f->k->name);
+}
+
 /* ---- the table of scripts, by figure ------------------------------------------------------ */
 
 static const struct {
@@ -347,6 +393,9 @@ static const struct {
     [SD_FIGURE_VERIFY_COST] = { .write = script_verify_cost },
     [SD_FIGURE_FIT] = { .write = script_fit },
     [SD_FIGURE_ALPHA_TEMPERATURE] = { .write = script_alpha_temperature },
+    [SD_FIGURE_TREE_BUDGET] = { .write = script_tree_budget },
+    [SD_FIGURE_TREE_SPEEDUP] = { .write = script_tree_speedup },
+    [SD_FIGURE_TREE_DRAWN] = { .write = script_tree_drawn },
 };
 
 /* ---- files and gnuplot --------------------------------------------------------------------- */

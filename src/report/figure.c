@@ -97,6 +97,20 @@ static const figure_row FIGURES[SD_FIGURE_COUNT] = {
                   .summary = "α against temperature, adjusted and deterministic-draft rules, from a matrix pair "
                              "(default: the GPL-3 n-gram pair's logits)" },
         .compute = sd_figure_alpha_temperature },
+    [SD_FIGURE_TREE_BUDGET] = {
+        .kind = { .id = SD_FIGURE_TREE_BUDGET, .name = "tree-budget",
+                  .summary = "token trees: expected tokens per pass against the node budget, chain, k-ary, "
+                             "SGLang's defaults and the optimal tree (Sequoia's acceptance)" },
+        .compute = sd_figure_tree_budget },
+    [SD_FIGURE_TREE_SPEEDUP] = {
+        .kind = { .id = SD_FIGURE_TREE_SPEEDUP, .name = "tree-speedup",
+                  .summary = "the best tree's speed-up against the node budget at batch 1, 16 and 64 "
+                             "(Llama-3.1-8B + 3.2-1B, one H100)" },
+        .compute = sd_figure_tree_speedup },
+    [SD_FIGURE_TREE_DRAWN] = {
+        .kind = { .id = SD_FIGURE_TREE_DRAWN, .name = "tree-drawn",
+                  .summary = "the optimal tree of 15 nodes drawn, edges labelled by rank and acceptance" },
+        .compute = sd_figure_tree_drawn },
 };
 
 const sd_figure_kind *sd_figure_at(size_t i)

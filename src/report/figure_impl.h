@@ -65,5 +65,12 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
                         sd_error *err);
 sd_status sd_figure_alpha_temperature(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
                                       sd_error *err);
+/* Token trees at Sequoia's per-rank acceptance (figure_trees.c): */
+sd_status sd_figure_tree_budget(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                                sd_error *err);
+sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                                 sd_error *err);
+sd_status sd_figure_tree_drawn(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                               sd_error *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include "specdec/fit.h"
 #include "specdec/npy.h"
 #include "specdec/parse.h"
+#include "specdec/presets.h"
 #include "specdec/sampling.h"
 #include "specdec/table.h"
 #include "specdec/theory.h"
@@ -93,7 +94,10 @@ START_TEST(every_figure_computes_its_blocks)
             in.input = fixture_path("counters-vllm-v1.log");
         compute(k->name, &in, &d);
         size_t want = k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA || k->id == SD_FIGURE_IMPROVEMENT_VS_GAMMA_ALPHA ||
-                              k->id == SD_FIGURE_MONTE_CARLO || k->id == SD_FIGURE_FIT ? 2 : 1;
+                              k->id == SD_FIGURE_MONTE_CARLO || k->id == SD_FIGURE_FIT ||
+                              k->id == SD_FIGURE_TREE_BUDGET || k->id == SD_FIGURE_TREE_DRAWN
+                          ? 2
+                          : 1;
         ck_assert_msg(d.nblocks == want, "%s: %zu blocks", k->name, d.nblocks);
         for (size_t b = 0; b < SD_FIGURE_BLOCKS_MAX; b++) {
             ck_assert((b < d.nblocks) == (d.block[b] != NULL));
@@ -527,6 +531,58 @@ START_TEST(only_the_table_s_figures_are_computed)
 }
 END_TEST
 
+/* The token-tree figures at Sequoia's vector: 64 budgets; the chain's (T1) is its own sum of
+ * p_0^j and the optimal tree is never below it; the drawn tree is the optimal tree of 15
+ * nodes, its (T1) the nodes' reach summed, plus 1. */
+START_TEST(tree_figures)
+{
+    sd_figure_input in = { .threads = 1 };
+    sd_figure_data d;
+    compute("tree-budget", &in, &d);
+    ck_assert_uint_eq(d.nblocks, 2);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 64);
+    const double p0 = 0.634183;
+    for (size_t r = 0; r < 64; r++) {
+        double chain = 0.0, x = 1.0;
+        for (size_t j = 0; j <= r + 1; j++, x *= p0)
+            chain += x;
+        ck_assert_rel(num(d.block[0], r, 1), chain, 1e-12);
+        ck_assert(num(d.block[0], r, 2) >= num(d.block[0], r, 1) - 1e-12);
+    }
+    ck_assert_uint_ge(sd_table_nrows(d.block[1]), 8);
+    sd_figure_data_free(&d);
+    compute("tree-drawn", &in, &d);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 16);
+    ck_assert_uint_eq(sd_table_nrows(d.block[1]), 15);
+    double reach = 0.0;
+    for (size_t r = 0; r < 16; r++)
+        reach += num(d.block[0], r, 2);
+    ck_assert_rel(reach, d.alpha_hat, 1e-12); /* the root's 1 + every node's reach */
+    ck_assert_rel(d.alpha_hat, 3.1303, 1e-4);
+    sd_figure_data_free(&d);
+    compute("tree-speedup", &in, &d);
+    ck_assert_uint_eq(sd_table_nrows(d.block[0]), 64);
+    /* one node: the chain of one at every batch, (1 + p_0) t1 / (t_draft(1) + t_target(2)) */
+    sd_presets ps;
+    const sd_model_spec *t, *dm;
+    const sd_hardware *h;
+    sd_error err;
+    ck_assert_int_eq(sd_presets_load(NULL, NULL, NULL, &ps, &err), SD_OK);
+    ck_assert_int_eq(sd_presets_model(&ps, "t", "llama-3.1-8b", &t, &err), SD_OK);
+    ck_assert_int_eq(sd_presets_model(&ps, "d", "llama-3.2-1b", &dm, &err), SD_OK);
+    ck_assert_int_eq(sd_presets_hardware(&ps, "h", "h100-sxm", &h, &err), SD_OK);
+    const sd_cost_params cp = sd_cost_defaults();
+    const double batches[3] = { 1, 16, 64 };
+    for (size_t j = 0; j < 3; j++) {
+        double t1 = sd_cost_step_time(t, h, &cp, batches[j], 1, 1024, NULL);
+        double tt = sd_cost_step_time(dm, h, &cp, batches[j], 1, 1024, NULL) + sd_cost_step_time(t, h, &cp, batches[j], 2, 1024, NULL);
+        ck_assert_rel(num(d.block[0], 0, 1 + j), (1 + p0) * t1 / tt, 1e-12);
+    }
+    sd_presets_free(&ps);
+    sd_figure_data_free(&d);
+}
+END_TEST
+
 /* The alpha-temperature figure from a user's pair: 41 temperatures; at T = 0 both rules
  * accept exactly when the argmaxes agree; at T = 1 the means are sd_sampling_rows'. */
 START_TEST(alpha_temperature_figure_from_a_pair)
@@ -580,6 +636,7 @@ Suite *figure_suite(void)
     tcase_add_test(tc, errors_name_the_parameter);
     tcase_add_test(tc, inputs_the_figure_does_not_use_are_ignored);
     tcase_add_test(tc, only_the_table_s_figures_are_computed);
+    tcase_add_test(tc, tree_figures);
     suite_add_tcase(s, tc);
     TCase *pair = tcase_create("from a matrix pair");
     tcase_add_test(pair, alpha_temperature_figure_from_a_pair);
