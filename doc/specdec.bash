@@ -30,7 +30,7 @@ _specdec_options()
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
     tree)     echo "--tree --optimal --budget --depth --sglang-grid --steps --topk --num-draft-tokens --alpha --acceptance-rank --acceptance-file --cost --target --draft --hardware --batch --context --format --help" ;;
-    overlap)  echo "--drafts --p-npy --q-npy --input --per-row $_specdec_sampling_options --format --help" ;;
+    overlap)  echo "--drafts --p-npy --q-npy --input --per-row --ranks --children --export-acceptance $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
     simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tree --children --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;

@@ -87,6 +87,13 @@ SD_API sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, do
 SD_API sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
                                          double *out, sd_error *err);
 
+/* The same rows' per-rank acceptance of token-tree children (dist.h, sd_dist_rank_acceptance:
+ * sampled 0 for deterministic top-k children, 1 for children drawn from q):
+ * out[k * p->rows + i], k < ranks, the chance that row i's child of rank k is the one
+ * accepted; out the caller's ranks x p->rows doubles.  Fails as sd_sampling_rows. */
+SD_API sd_status sd_sampling_rank_acceptances(const sd_sampling_pair *pair, size_t ranks, int sampled, double *out,
+                                              sd_error *err);
+
 /* The mean of x[0..n-1] with its standard error and 95% interval (Student
  * t with n - 1 degrees of freedom; the interval is the mean itself when
  * n = 1, with se 0), and its quantiles (GSL's

@@ -3,6 +3,7 @@
  * matrix pair under sampling settings. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,9 +177,167 @@ static sd_status run_files(const cli_args *a, sd_table **out, sd_error *err)
     return cli_finish(st, NULL, 0, t, out);
 }
 
+/* ---- --ranks: the per-rank acceptance of token-tree children (tree.h, dist.h) -------------- */
+
+static const sd_domain RANKS = { "--ranks", 1, SD_TREE_MAX_RANK, 1 };
+
+/* The kinds of children --children asks for: both when absent. */
+static sd_status rank_kinds(const cli_args *a, int *kinds, size_t *nk, sd_error *err)
+{
+    if (!cli_given(a, "--children")) {
+        kinds[0] = SD_CHILDREN_TOP_K, kinds[1] = SD_CHILDREN_SAMPLED, *nk = 2;
+        return SD_OK;
+    }
+    *nk = 1;
+    return cli_choice(a, "--children", sd_engine_children_names(), &kinds[0], err);
+}
+
+/* p[0 .. ranks - 1] as the one-row acceptance TSV of tree.h (sd_tree_accept_load), to path. */
+static sd_status export_ranks(const char *path, const double *p, size_t ranks, const char *what, sd_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        return sd_status_fail(err, SD_EINVAL, "--export-acceptance: cannot write '%s': %s", path, strerror(errno));
+    fprintf(f, "# specdec overlap --ranks: %s\ndepth", what);
+    for (size_t k = 0; k < ranks; k++)
+        fprintf(f, "\tp_%zu", k);
+    fprintf(f, "\n1");
+    for (size_t k = 0; k < ranks; k++)
+        fprintf(f, "\t%.17g", p[k]);
+    fprintf(f, "\n");
+    if (fclose(f) != 0)
+        return sd_status_fail(err, SD_EIO, "--export-acceptance: cannot write '%s': %s", path, strerror(errno));
+    return SD_OK;
+}
+
+/* The mean of each rank's acceptance, scaled down when the means' sum rounds past 1. */
+static void rank_means(const double *acc, size_t ranks, size_t rows, double *p)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < ranks; k++) {
+        double m = 0.0;
+        for (size_t i = 0; i < rows; i++)
+            m += acc[k * rows + i];
+        s += p[k] = m / (double)rows;
+    }
+    for (size_t k = 0; k < ranks && s > 1.0; k++)
+        p[k] /= s;
+}
+
+/* overlap --ranks K: a row per children kind and rank, for files (one pair) or every
+ * setting of a matrix pair (its rows summarised); --export-acceptance writes the means. */
+static sd_status run_ranks(const cli_args *a, sd_table **out, sd_error *err)
+{
+    int kinds[2];
+    size_t nk, ranks = 0, rows = 0;
+    double kd;
+    sd_npy p = { 0 }, q = { 0 };
+    sd_dist fp = { 0 }, fq = { 0 };
+    cli_sampling cs = { 0 };
+    sd_input kind;
+    sd_table *t = NULL;
+    double *acc = NULL, mean[SD_TREE_MAX_RANK];
+    int npy = cli_given(a, "--p-npy") || cli_given(a, "--q-npy");
+    sd_status st;
+    if ((st = cli_number(a, &RANKS, &kd, err)) != SD_OK || (st = rank_kinds(a, kinds, &nk, err)) != SD_OK)
+        goto done;
+    ranks = (size_t)kd;
+    if (npy) {
+        if ((st = cli_input_kind(a, &kind, err)) != SD_OK || (st = cli_sampling_read(a, &cs, err)) != SD_OK ||
+            (st = cli_load_npy_pair(a, &p, &q, err)) != SD_OK)
+            goto done;
+        rows = p.rows;
+    } else {
+        cs.rows = 1;
+        if ((st = sd_dist_load(a->pos[0], &fp, err)) != SD_OK || (st = sd_dist_load(a->pos[1], &fq, err)) != SD_OK ||
+            (st = sd_dist_compatible(&fp, &fq, a->pos[0], a->pos[1], err)) != SD_OK)
+            goto done;
+        rows = 1;
+    }
+    if (cli_given(a, "--export-acceptance") && (nk != 1 || cs.rows != 1)) {
+        st = sd_status_fail(err, SD_EINVAL, "--export-acceptance: writes one acceptance: give one --children and one "
+                            "sampling setting");
+        goto done;
+    }
+    static const char *const cols[] = { "temperature", "top_k", "top_p", "min_p", "children", "rank", "rows", "p",
+                                        "p_se", "ci95_low", "ci95_high" };
+    size_t skip = npy ? 0 : 4;
+    if ((acc = malloc(ranks * rows * sizeof *acc)) == NULL)
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", rows);
+    if (st != SD_OK || (st = cli_table(11 - skip, cols + skip, &t, err)) != SD_OK)
+        goto done;
+    for (size_t i = 0; i < cs.rows && st == SD_OK; i++)
+        for (size_t j = 0; j < nk && st == SD_OK; j++) {
+            sd_sampling tg = sd_sampling_defaults(), dr = tg;
+            int sampled = kinds[j] == SD_CHILDREN_SAMPLED;
+            if (npy) {
+                cli_sampling_at(&cs, i, &tg, &dr);
+                char pn[300], qn[300];
+                snprintf(pn, sizeof pn, "--p-npy: %.280s", cli_value(a, "--p-npy"));
+                snprintf(qn, sizeof qn, "--q-npy: %.280s", cli_value(a, "--q-npy"));
+                const sd_sampling_pair pair = { .p = &p, .q = &q, .kind = kind, .target = tg, .draft = dr,
+                                                .p_name = pn, .q_name = qn };
+                if ((st = sd_sampling_rank_acceptances(&pair, ranks, sampled, acc, err)) != SD_OK)
+                    break;
+            } else {
+                double *work = malloc(fp.n * sizeof *work);
+                if (work == NULL) {
+                    st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+                    break;
+                }
+                sd_dist_rank_acceptance(fp.p, fq.p, fp.n, ranks, sampled, acc, work);
+                free(work);
+            }
+            rank_means(acc, ranks, rows, mean);
+            for (size_t k = 0; k < ranks && st == SD_OK; k++) {
+                sd_summary sm;
+                if ((st = sd_sampling_summarise(acc + k * rows, rows, &sm, err)) != SD_OK)
+                    break;
+                const sd_cell row[11] = { sd_real(tg.temperature), sd_int((long long)tg.top_k), sd_real(tg.top_p),
+                                          sd_real(tg.min_p), sd_text(sd_engine_children_name(kinds[j])),
+                                          sd_int((long long)k), sd_int((long long)rows), sd_real(mean[k]),
+                                          sd_real(sm.se), sd_real(sm.ci_low), sd_real(sm.ci_high) };
+                st = sd_table_add(t, row + skip, err);
+            }
+            if (st == SD_OK && cli_given(a, "--export-acceptance")) {
+                char what[700];
+                snprintf(what, sizeof what, "%s children, %zu ranks, the mean over %zu row%s of %.300s", 
+                         sd_engine_children_name(kinds[j]), ranks, rows, rows == 1 ? "" : "s",
+                         npy ? cli_value(a, "--p-npy") : a->pos[0]);
+                st = export_ranks(cli_value(a, "--export-acceptance"), mean, ranks, what, err);
+            }
+        }
+    if (st == SD_OK)
+        st = sd_table_note(t, err,
+                           "p: the chance that the child of that rank is the one accepted (doc/trees.md): top-k, the "
+                           "target's probability of the draft's k-th most likely token; sampled, beta_k prod_{j<k} "
+                           "(1 - beta_j) for draws from q.  p_se and the interval: over the rows (0 for one pair).");
+done:
+    free(acc);
+    sd_npy_free(&p), sd_npy_free(&q);
+    sd_dist_free(&fp), sd_dist_free(&fq);
+    cli_sampling_free(&cs);
+    return cli_finish(st, NULL, 0, t, out);
+}
+
 static sd_status run_overlap(const cli_args *a, sd_table **out, sd_error *err)
 {
     *out = NULL;
+    if (!cli_given(a, "--ranks") && (cli_given(a, "--children") || cli_given(a, "--export-acceptance")))
+        return sd_status_fail(err, SD_EINVAL, "%s: goes with --ranks",
+                              cli_given(a, "--children") ? "--children" : "--export-acceptance");
+    if (cli_given(a, "--ranks")) {
+        if (cli_given(a, "--per-row") || cli_given(a, "--drafts"))
+            return sd_status_fail(err, SD_EINVAL, "--ranks: prints the per-rank summary; it takes no --%s",
+                                  cli_given(a, "--per-row") ? "per-row" : "drafts");
+        int npy = cli_given(a, "--p-npy") || cli_given(a, "--q-npy");
+        if (npy ? a->npos > 0 : a->npos != 2)
+            return sd_status_fail(err, SD_EINVAL, npy ? "overlap: give P_FILE Q_FILE or --p-npy and --q-npy, not both"
+                                                      : "overlap: --ranks needs P_FILE Q_FILE or --p-npy and --q-npy");
+        if (!npy && (cli_given(a, "--input") || cli_sampling_given(a)))
+            return sd_status_fail(err, SD_EINVAL, "overlap: --input and the sampling options need --p-npy and --q-npy");
+        return run_ranks(a, out, err);
+    }
     if (cli_given(a, "--p-npy") || cli_given(a, "--q-npy")) {
         if (a->npos > 0)
             return sd_status_fail(err, SD_EINVAL, "overlap: give P_FILE Q_FILE or --p-npy and --q-npy, not both");
@@ -201,13 +360,19 @@ static const cli_option OVERLAP_OPTIONS[] = {
     { .name = "--input", .metavar = "KIND", .help = "what the .npy numbers are: logits or probs (required with "
       "--p-npy)" },
     { .name = "--per-row", .help = "print each row's acceptance under each rule instead of the summary" },
+    { .name = "--ranks", .metavar = "K", .help = "token trees: the chance that the child of rank 0 .. K-1 is the one "
+      "accepted, in {range}, for top-k and sampled children (doc/trees.md)", .domain = &RANKS },
+    { .name = "--children", .metavar = "NAME", .help = "--ranks: {names} only (default: both)",
+      .names = sd_engine_children_names },
+    { .name = "--export-acceptance", .metavar = "FILE", .help = "--ranks: write the mean p per rank as the "
+      "acceptance TSV that tree reads (one --children, one setting)" },
     { .name = NULL },
 };
 
 const cli_command cmd_overlap = {
     .name = "overlap",
     .synopsis = "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] "
-                "[--per-row]",
+                "[--per-row] | ... --ranks K [--children NAME] [--export-acceptance FILE]",
     .summary = "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6); per-row beta of .npy "
                "matrices",
     .groups = { OVERLAP_OPTIONS, CLI_SAMPLING_OPTIONS },

@@ -134,8 +134,10 @@ sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *i
     return SD_OK;
 }
 
-sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
-                                  double *out, sd_error *err)
+/* Each row of the pair transformed by its settings, handed to score(pr, qr, n, i, arg). */
+static sd_status each_row(const sd_sampling_pair *pair, void (*score)(const double *pr, const double *qr, size_t n,
+                                                                      size_t i, void *arg),
+                          void *arg, sd_error *err)
 {
     const sd_npy *p = pair->p, *q = pair->q;
     if (p->rows != q->rows || p->cols != q->cols)
@@ -150,11 +152,56 @@ sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const 
         snprintf(qn, sizeof qn, "%.280s row %zu", pair->q_name, i);
         if ((st = sd_sampling_apply(&pair->target, pair->kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
             (st = sd_sampling_apply(&pair->draft, pair->kind, q->v + i * n, n, qr, qn, err)) == SD_OK)
-            for (size_t j = 0; j < k; j++)
-                out[j * p->rows + i] = acc[j](pr, qr, n);
+            score(pr, qr, n, i, arg);
     }
     free(pr);
     free(qr);
+    return st;
+}
+
+typedef struct {
+    size_t k, rows;
+    const sd_dist_acceptance_fn *acc;
+    double *out;
+} by_fns;
+
+static void score_fns(const double *pr, const double *qr, size_t n, size_t i, void *arg)
+{
+    by_fns *b = arg;
+    for (size_t j = 0; j < b->k; j++)
+        b->out[j * b->rows + i] = b->acc[j](pr, qr, n);
+}
+
+sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
+                                  double *out, sd_error *err)
+{
+    by_fns b = { k, pair->p->rows, acc, out };
+    return each_row(pair, score_fns, &b, err);
+}
+
+typedef struct {
+    size_t ranks, rows;
+    int sampled;
+    double *out, *one, *work;
+} by_rank;
+
+static void score_ranks(const double *pr, const double *qr, size_t n, size_t i, void *arg)
+{
+    by_rank *b = arg;
+    sd_dist_rank_acceptance(pr, qr, n, b->ranks, b->sampled, b->one, b->work);
+    for (size_t k = 0; k < b->ranks; k++)
+        b->out[k * b->rows + i] = b->one[k];
+}
+
+sd_status sd_sampling_rank_acceptances(const sd_sampling_pair *pair, size_t ranks, int sampled, double *out,
+                                       sd_error *err)
+{
+    by_rank b = { ranks, pair->p->rows, sampled, out, malloc((ranks ? ranks : 1) * sizeof(double)),
+                  malloc((pair->p->cols ? pair->p->cols : 1) * sizeof(double)) };
+    sd_status st = b.one && b.work ? each_row(pair, score_ranks, &b, err)
+                                   : sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", pair->p->cols);
+    free(b.one);
+    free(b.work);
     return st;
 }
 

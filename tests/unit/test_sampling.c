@@ -117,6 +117,19 @@ START_TEST(rows_and_summary)
     ck_assert_double_eq(acc[3], beta[1]);
     ck_assert_double_eq(acc[4], dd[0]);
     ck_assert_double_eq(acc[5], dd[1]);
+    /* per-rank acceptance of tree children, rank-major: row 0 top-k (q ranks B, D, A): .1, .1, .5;
+     * row 1 (q ranks D, C, B): .25 each; sampled row 0: .55, then .45 x .35 */
+    double rk[6];
+    ck_assert_int_eq(sd_sampling_rank_acceptances(&(sd_sampling_pair){ &p, &q, SD_INPUT_PROBS, s, s, "p", "q" }, 3, 0,
+                                                  rk, NULL), SD_OK);
+    const double want[6] = { 0.1, 0.25, 0.1, 0.25, 0.5, 0.25 }; /* the rows renormalised: to rounding */
+    for (int i = 0; i < 6; i++)
+        ck_assert_double_eq_tol(rk[i], want[i], 1e-15);
+    ck_assert_int_eq(sd_sampling_rank_acceptances(&(sd_sampling_pair){ &p, &q, SD_INPUT_PROBS, s, s, "p", "q" }, 2, 1,
+                                                  rk, NULL), SD_OK);
+    ck_assert_double_eq_tol(rk[0], 0.55, 1e-15);
+    ck_assert_double_eq_tol(rk[1], beta[1], 1e-15);
+    ck_assert_double_eq_tol(rk[2], 0.1575, 1e-15);
     sd_npy q3 = { 1, 4, 2, qv };
     sd_error err;
     ck_assert_int_eq(sd_sampling_acceptances(&(sd_sampling_pair){ &p, &q3, SD_INPUT_PROBS, s, s, "p", "q" }, 3, fns,
