@@ -127,12 +127,15 @@ SD_API uint64_t sd_engine_fingerprint(const sd_engine_config *cfg);
 SD_API sd_engine_config sd_engine_defaults(void);
 
 /* (T1) of tree.h for cfg's tree and children at cfg's model: the per-rank acceptance of
- * each context (sd_dist_rank_acceptance, dist.h), averaged over the contexts with equal
- * weights, into *a (one row, the tree's largest rank + 1 ranks), and *tokens = (T1) under
- * it.  Exact for a model of one context (a pair of distributions); for a bank, the mean
- * of per-context products is taken as the product of means, the assumption of (T1).
- * SD_EINVAL without a tree or a model; SD_ENOMEM. */
-SD_API sd_status sd_engine_tree_theory(const sd_engine_config *cfg, sd_tree_accept *a, double *tokens, sd_error *err);
+ * each context (sd_dist_rank_acceptance, dist.h), averaged over the contexts -- with
+ * weights[c] where weights is not NULL (a run's ctx_tokens, engine_stats.h: the contexts
+ * the walks visited), else equally -- into *a (one row, the tree's largest rank + 1
+ * ranks), and *tokens = (T1) under it.  Exact for a model of one context (a pair of
+ * distributions); for a bank, the mean of per-context products is taken as the product
+ * of means, the assumption of (T1).  SD_EINVAL without a tree or a model, or with weights
+ * that sum to 0; SD_ENOMEM. */
+SD_API sd_status sd_engine_tree_theory(const sd_engine_config *cfg, const uint64_t *weights, sd_tree_accept *a,
+                                       double *tokens, sd_error *err);
 
 /* Runs cfg (see above) into *out, which the caller releases with
  * sd_engine_stats_free.  At least one chunk runs, so more than `tokens`

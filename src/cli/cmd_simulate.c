@@ -105,8 +105,8 @@ static sd_status tree_note(const sd_engine_config *ec, const sd_tree_accept *acc
         snprintf(ranks + strlen(ranks), sizeof ranks - strlen(ranks), "%s%.5g", k ? ", " : "", acc->p[0][k]);
     sd_status st = sd_table_note(t, err,
                                  "tree %s (%zu nodes, depth %zu), %s children: gamma is its depth, target_positions "
-                                 "count its nodes + 1, and expected_tokens_theory is (T1) at the contexts' mean "
-                                 "per-rank acceptance p = (%s) (doc/trees.md).",
+                                 "count its nodes + 1, and expected_tokens_theory is (T1) at the per-rank "
+                                 "acceptance p = (%s), the mean over the contexts the walks visited (doc/trees.md).",
                                  text, ec->tree->n, sd_tree_depth(ec->tree), sd_engine_children_name(ec->children), ranks);
     free(text);
     return st;
@@ -136,7 +136,7 @@ static sd_status simulate_row(const cli_model *ms, const sd_engine_config *ec, c
         double theory = ec->policy == SD_POLICY_ORACLE ? sd_theory_ceiling(s.alpha_hat)
                         : sd_theory_expected_tokens(s.alpha_hat, ec->policy == SD_POLICY_FIXED ? (double)ec->gamma : mean_g);
         sd_tree_accept acc;
-        if (ec->tree != NULL && (st = sd_engine_tree_theory(ec, &acc, &theory, err)) == SD_OK)
+        if (ec->tree != NULL && (st = sd_engine_tree_theory(ec, s.ctx_tokens, &acc, &theory, err)) == SD_OK)
             st = tree_note(ec, &acc, t, err);
         if (st != SD_OK) {
             sd_engine_stats_free(&s);
@@ -222,8 +222,27 @@ static sd_status text_rows(const cli_args *a, const cli_model *ms, sd_engine_con
 {
     sd_markov mk;
     sd_status st;
-    if ((st = cli_check_model_memory(a, &ec, err)) != SD_OK || (st = fit_path(&ec, &mk, err)) != SD_OK)
+    if ((st = cli_check_model_memory(a, &ec, err)) != SD_OK || (ec.tree == NULL && (st = fit_path(&ec, &mk, err)) != SD_OK))
         return st;
+    if (ec.tree != NULL) { /* one run of the tree: (T1) at the visited contexts, no Markov prediction */
+        sd_engine_stats s;
+        sd_gof gof;
+        sd_tree_accept acc;
+        double theory;
+        if ((st = sd_engine_run(&ec, &s, err)) != SD_OK)
+            return st;
+        if ((st = sd_gof_output(ec.model, ec.verifier, &s, &gof, err)) == SD_OK &&
+            (st = sd_engine_tree_theory(&ec, s.ctx_tokens, &acc, &theory, err)) == SD_OK &&
+            (st = tree_note(&ec, &acc, t, err)) == SD_OK) {
+            sd_cell row[SIM_NCOLS + EXTRA_MAX];
+            char rates[512];
+            sim_cells(ms, &ec, &s, &gof, theory, rates, sizeof rates, row);
+            memcpy(row + SIM_NCOLS, extra, nextra * sizeof *extra);
+            st = sd_table_add(t, row, err);
+        }
+        sd_engine_stats_free(&s);
+        return st;
+    }
     for (size_t j = 0; j < gammas->n && st == SD_OK; j++) {
         ec.gamma = (size_t)gammas->v[j];
         sd_engine_stats s;
@@ -248,14 +267,14 @@ static sd_status text_rows(const cli_args *a, const cli_model *ms, sd_engine_con
     return st;
 }
 
-/* A table of simulate's columns and these. */
-static sd_status text_table(const char *const *more, size_t nmore, sd_table **t, sd_error *err)
+/* A table of simulate's columns and these, then the Markov predictions (not for a tree). */
+static sd_status text_table(const char *const *more, size_t nmore, int predictions, sd_table **t, sd_error *err)
 {
     const char *names[SIM_NCOLS + EXTRA_MAX];
     memcpy(names, SIM_COLS, sizeof SIM_COLS);
     memcpy(names + SIM_NCOLS, more, nmore * sizeof *more);
     memcpy(names + SIM_NCOLS + nmore, PREDICTION_COLS, sizeof PREDICTION_COLS);
-    return cli_table(SIM_NCOLS + nmore + NPRED, names, t, err);
+    return cli_table(SIM_NCOLS + nmore + (predictions ? NPRED : 0), names, t, err);
 }
 
 enum { EXPORT_ROWS = 1024 };
@@ -302,7 +321,7 @@ static sd_status simulate_ngram(const cli_args *a, const cli_model *ms, sd_engin
     sd_status st;
     if ((st = cli_number(a, &ORDER, &order, err)) != SD_OK ||
         (st = cli_number(a, &DRAFT_ORDER, &draft_order, err)) != SD_OK ||
-        (st = cli_sampling_read(a, &cs, err)) != SD_OK || (st = text_table(NGRAM_COLS, NNGRAM + NNPY, t, err)) != SD_OK) {
+        (st = cli_sampling_read(a, &cs, err)) != SD_OK || (st = text_table(NGRAM_COLS, NNGRAM + NNPY, ec.tree == NULL, t, err)) != SD_OK) {
         cli_sampling_free(&cs);
         return st;
     }
@@ -361,7 +380,7 @@ static sd_status simulate_npy(const cli_args *a, const cli_model *ms, sd_engine_
     sd_status st;
     if ((st = cli_input_kind(a, &kind, err)) == SD_OK && (st = cli_sampling_read(a, &cs, err)) == SD_OK &&
         (st = cli_load_npy_pair(a, &p, &q, err)) == SD_OK)
-        st = text_table(NPY_COLS, NNPY, t, err);
+        st = text_table(NPY_COLS, NNPY, ec.tree == NULL, t, err);
     for (size_t i = 0; i < cs.rows && st == SD_OK; i++) {
         sd_sampling tg, dr;
         sd_model *m = NULL;
@@ -381,7 +400,7 @@ static sd_status simulate_npy(const cli_args *a, const cli_model *ms, sd_engine_
 
 /* --tree SPEC and --children NAME into *tree (the caller frees it) and ec; SD_OK with *tree
  * NULL when --tree is not given. */
-static sd_status sim_tree(const cli_args *a, const cli_model *ms, sd_engine_config *ec, sd_tree **tree, sd_error *err)
+static sd_status sim_tree(const cli_args *a, sd_engine_config *ec, sd_tree **tree, sd_error *err)
 {
     *tree = NULL;
     if (!cli_given(a, "--tree"))
@@ -392,8 +411,6 @@ static sd_status sim_tree(const cli_args *a, const cli_model *ms, sd_engine_conf
     if (ec->verifier != sd_verify_find("adjusted"))
         return sd_status_fail(err, SD_EINVAL, "--tree: the tree's children are verified by the adjusted rule, not %s",
                               sd_verify_name(ec->verifier));
-    if (ms->ngram || ms->npy)
-        return sd_status_fail(err, SD_EINVAL, "--tree: runs on the synthetic families and on --p-file/--q-file pairs");
     if (cli_given(a, "--export-prometheus"))
         return sd_status_fail(err, SD_EINVAL, "--export-prometheus: vLLM's counters describe chains, not trees");
     int kind = SD_CHILDREN_TOP_K;
@@ -423,7 +440,7 @@ static sd_status run_simulate(const cli_args *a, sd_table **out, sd_error *err)
     sd_engine_config ec;
     sd_status st;
     if ((st = cli_model_read(a, &ms, err)) != SD_OK || (st = read_engine_options(a, &ms, &ec, err)) != SD_OK ||
-        (st = sim_tree(a, &ms, &ec, &tree, err)) != SD_OK)
+        (st = sim_tree(a, &ec, &tree, err)) != SD_OK)
         goto done;
     if (tree != NULL) { /* one run: the tree's depth is the gamma the counters are laid out by */
         char depth[32];

@@ -514,7 +514,8 @@ static sd_status tree_kids(const sd_tree *t, size_t **kids, sd_error *err)
     return SD_OK;
 }
 
-sd_status sd_engine_tree_theory(const sd_engine_config *cfg, sd_tree_accept *a, double *tokens, sd_error *err)
+sd_status sd_engine_tree_theory(const sd_engine_config *cfg, const uint64_t *weights, sd_tree_accept *a,
+                                double *tokens, sd_error *err)
 {
     if (cfg->tree == NULL || cfg->model == NULL)
         return sd_status_fail(err, SD_EINVAL, "%s: the tree's theory needs a tree and a model",
@@ -527,14 +528,24 @@ sd_status sd_engine_tree_theory(const sd_engine_config *cfg, sd_tree_accept *a, 
     double *work = malloc(nv * sizeof *work), one[SD_TREE_MAX_RANK];
     if (work == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    double total = 0.0;
+    for (size_t c = 0; c < nc; c++)
+        total += weights ? (double)weights[c] : 1.0;
+    if (!(total > 0.0)) {
+        free(work);
+        return sd_status_fail(err, SD_EINVAL, "weights: the contexts' weights sum to 0");
+    }
     memset(a, 0, sizeof *a);
     a->depths = 1;
     a->ranks = K;
     for (size_t c = 0; c < nc; c++) {
+        double w = (weights ? (double)weights[c] : 1.0) / total;
+        if (!(w > 0.0))
+            continue;
         const sd_context *ctx = sd_model_context(m, c);
         sd_dist_rank_acceptance(ctx->p, ctx->q, nv, K, cfg->children == SD_CHILDREN_SAMPLED, one, work);
         for (size_t k = 0; k < K; k++)
-            a->p[0][k] += one[k] / (double)nc;
+            a->p[0][k] += w * one[k];
     }
     free(work);
     double s = 0.0; /* the mean of rows that each sum to at most 1 may round past it */

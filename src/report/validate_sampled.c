@@ -601,7 +601,7 @@ sd_status sd_validate_check_tree(sd_validate_ctx *v, sd_error *err)
     sd_tree_accept acc;
     for (int k = 0; k < 2 && st == SD_OK; k++) {
         ec.children = k ? SD_CHILDREN_SAMPLED : SD_CHILDREN_TOP_K;
-        st = sd_engine_tree_theory(&ec, &acc, &theory[k], err);
+        st = sd_engine_tree_theory(&ec, NULL, &acc, &theory[k], err);
     }
     for (int k = 0; k < 2 && st == SD_OK; k++) {
         sd_engine_stats s;
