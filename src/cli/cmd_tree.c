@@ -131,7 +131,7 @@ static sd_status tree_table(int lead, const tree_cost *c, sd_table **t, sd_error
         cols[n++] = "steps", cols[n++] = "topk", cols[n++] = "num_draft_tokens";
     cols[n++] = "nodes", cols[n++] = "depth", cols[n++] = "width", cols[n++] = "expected_tokens";
     if (c->presets)
-        cols[n++] = "batch", cols[n++] = "iteration_ms", cols[n++] = "speedup", cols[n++] = "fits";
+        cols[n++] = "batch", cols[n++] = "iteration_ms", cols[n++] = "improvement", cols[n++] = "fits";
     else if (c->cost.n)
         cols[n++] = "cost", cols[n++] = "improvement";
     cols[n++] = "tree";
@@ -261,7 +261,7 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
                              sd_error *err)
 {
     sd_list l[3] = { { 0 } };
-    size_t rows = 0, kept = 0, refused = 0;
+    size_t rows = 0, kept = 0, refused = 0, beyond = 0;
     sd_status st;
     if ((st = cli_list(a, &TREE_STEPS, &l[0], err)) != SD_OK || (st = cli_list(a, &TREE_TOPK, &l[1], err)) != SD_OK ||
         (st = cli_list(a, &TREE_NDT, &l[2], err)) != SD_OK || (st = cli_grid_size(l, 3, &rows, err)) != SD_OK)
@@ -271,12 +271,16 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
         st = sd_status_fail(err, SD_ENOMEM, "tree: out of memory");
         goto done;
     }
-    char why[sizeof err->msg] = "";
+    char why[sizeof err->msg] = "", list[800] = "";
     for (size_t i = 0; i < rows && st == SD_OK; i++) {
         double x[3];
         cli_grid_point(l, 3, i, x);
         if ((size_t)x[1] == 1 && (size_t)x[2] != (size_t)x[0] + 1)
             continue; /* SGLang sets num_draft_tokens = steps + 1 for topk 1: the grid's own row */
+        if ((size_t)x[1] > acc->ranks) { /* no acceptance for those ranks: not SGLang's refusal */
+            beyond++;
+            continue;
+        }
         sd_error e2;
         sd_tree *tr = malloc(sizeof *tr);
         if (tr == NULL) {
@@ -286,6 +290,9 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
         if (sd_tree_sglang((size_t)x[0], (size_t)x[1], (size_t)x[2], acc, tr, "SGLang", &e2) != SD_OK) {
             if (refused++ == 0)
                 memcpy(why, e2.msg, sizeof why);
+            if (refused <= 24)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s(%.0f, %.0f, %.0f)", refused > 1 ? " " : "",
+                         x[0], x[1], x[2]);
             free(tr);
             continue;
         }
@@ -305,13 +312,19 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
             st = tree_row(t, r[i].tree, acc, c, j, r[i].lead, 3, err);
     }
     if (st == SD_OK && kept == 0)
-        st = sd_status_fail(err, SD_EINVAL, "--sglang-grid: SGLang takes no setting of the grid (%s)", why);
+        st = refused ? sd_status_fail(err, SD_EINVAL, "--sglang-grid: SGLang takes no setting of the grid (%s)", why)
+                     : sd_status_fail(err, SD_EINVAL, "--sglang-grid: every topk of the grid is beyond the %zu rank%s "
+                                      "the acceptance gives", acc->ranks, acc->ranks == 1 ? "" : "s");
     if (st == SD_OK)
-        st = sd_table_note(t, err,
-                           "rows ranked by %s; topk 1 runs num_draft_tokens = steps + 1 (SGLang sets it so)%s%s%s.",
-                           c->presets ? "speed-up at each batch" : c->cost.n ? "improvement at each cost"
-                                                                             : "expected tokens",
-                           refused ? "; SGLang refuses " : "", refused ? "some settings, e.g. " : "", refused ? why : "");
+        st = sd_table_note(t, err, "rows ranked by %s; topk 1 runs num_draft_tokens = steps + 1 (SGLang sets it so).",
+                           c->presets ? "the speed-up at each batch" : c->cost.n ? "improvement at each cost"
+                                                                                 : "expected tokens");
+    if (st == SD_OK && beyond)
+        st = sd_table_note(t, err, "%zu setting%s left out: topk beyond the %zu rank%s the acceptance gives.",
+                           beyond, beyond == 1 ? "" : "s", acc->ranks, acc->ranks == 1 ? "" : "s");
+    if (st == SD_OK && refused)
+        st = sd_table_note(t, err, "SGLang refuses %zu setting%s of the grid: %s%s; the first: %s.", refused,
+                           refused == 1 ? "" : "s", list, refused > 24 ? " ..." : "", why);
     for (size_t i = 0; i < kept; i++)
         free(r[i].tree);
     free(r);
@@ -361,7 +374,8 @@ static sd_status run_tree(const cli_args *a, sd_table **out, sd_error *err)
                            "target pass verifying every node at the cost of one step (memory-bound).");
     if (st == SD_OK && c.presets)
         st = sd_table_note(t, err,
-                           "speedup: expected_tokens x the plain step / iteration_ms, at context %.0f: a draft pass a "
+                           "improvement: the speed-up over plain decoding, expected_tokens x the plain step / "
+                           "iteration_ms, at context %.0f: a draft pass a "
                            "level over the nodes that have children, one target pass over nodes + 1 tokens a "
                            "sequence (sd_cost_tree_time, default cost parameters).",
                            c.context);
