@@ -577,17 +577,29 @@ typedef struct {
     double score;
 } tcand;
 
-/* The indices idx[0 .. n-1] sorted by score, higher first, ties to the lower index. */
-static const tcand *cand_sort_base;
-static int cand_before(const void *x, const void *y)
+/* A candidate's place in an order: by score, higher first, ties to the lower index (the
+ * pair is sorted, so the comparison needs no state outside it: thread-safe). */
+typedef struct {
+    double score;
+    size_t i;
+} tkey;
+
+static int key_before(const void *x, const void *y)
 {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    double a = cand_sort_base[i].score, b = cand_sort_base[j].score;
-    if (a > b)
+    const tkey *a = x, *b = y;
+    if (a->score > b->score)
         return -1;
-    if (a < b)
+    if (a->score < b->score)
         return 1;
-    return i < j ? -1 : i > j;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Candidates c[from .. to - 1] in that order into key[0 .. to - from - 1]. */
+static void order_candidates(const tcand *c, size_t from, size_t to, tkey *key)
+{
+    for (size_t i = from; i < to; i++)
+        key[i - from] = (tkey){ c[i].score, i };
+    qsort(key, to - from, sizeof *key, key_before);
 }
 
 sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, const sd_tree_accept *a, sd_tree *t,
@@ -622,7 +634,7 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
                               who, S, K, N, K, K - 1, a->ranks, a->ranks == 1 ? "" : "s");
     size_t np = (size_t)pool;
     tcand *c = malloc(np * sizeof *c);
-    size_t *idx = malloc(np * sizeof *idx);
+    tkey *idx = malloc(np * sizeof *idx);
     size_t frontier[SD_TREE_MAX_RANK], nf = 0, nc = 0;
     sd_tree *u = malloc(sizeof *u);
     if (c == NULL || idx == NULL || u == NULL) {
@@ -635,22 +647,17 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
         c[nc] = (tcand){ -1, (unsigned char)k, 1, sd_tree_accept_at(a, 1, k) };
         frontier[nf++] = nc++;
     }
-    cand_sort_base = c;
     for (size_t d = 2; d <= S; d++) {
         size_t first = nc;
         for (size_t f = 0; f < nf; f++)
             for (size_t k = 0; k < K; k++)
                 c[nc++] = (tcand){ (int)frontier[f], (unsigned char)k, (unsigned char)d,
                                    c[frontier[f]].score * sd_tree_accept_at(a, d, k) };
-        for (size_t i = first; i < nc; i++)
-            idx[i - first] = i;
-        qsort(idx, nc - first, sizeof *idx, cand_before);
+        order_candidates(c, first, nc, idx);
         for (nf = 0; nf < K; nf++)
-            frontier[nf] = idx[nf];
+            frontier[nf] = idx[nf].i;
     }
-    for (size_t i = 0; i < nc; i++)
-        idx[i] = i;
-    qsort(idx, nc, sizeof *idx, cand_before);
+    order_candidates(c, 0, nc, idx);
     /* the N - 1 best, in candidate order so that parents come first; each maps to a node */
     size_t keep = N - 1;
     int *node = malloc(nc * sizeof *node);
@@ -663,7 +670,7 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
     for (size_t i = 0; i < nc; i++)
         node[i] = -2;
     for (size_t j = 0; j < keep; j++)
-        node[idx[j]] = -1;
+        node[idx[j].i] = -1;
     u->n = 0;
     for (size_t i = 0; i < nc; i++) {
         if (node[i] != -1)
