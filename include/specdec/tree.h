@@ -105,6 +105,13 @@ SD_API sd_status sd_tree_parse(const char *text, const sd_tree_accept *a, sd_tre
 SD_API sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, const sd_tree_accept *a,
                                 sd_tree *t, const char *who, sd_error *err);
 
+/* The invariants every function here takes of a tree: at most SD_TREE_MAX_NODES nodes,
+ * each node's parent before it (or -1), its depth its parent's + 1 (1 below the root) and
+ * at most SD_TREE_MAX_DEPTH, its rank below SD_TREE_MAX_RANK.  The trees sd_tree_parse,
+ * sd_tree_sglang and sd_tree_optimal make hold them; a tree built by hand must pass this
+ * first (the engine checks it).  SD_EINVAL naming who and the first node at fault. */
+SD_API sd_status sd_tree_check(const sd_tree *t, const char *who, sd_error *err);
+
 /* The depth of t (0 for no node), and the widest depth's width. */
 SD_API size_t sd_tree_depth(const sd_tree *t);
 SD_API size_t sd_tree_width(const sd_tree *t);
@@ -124,7 +131,8 @@ SD_API void sd_tree_canonical(sd_tree *t);
  * max_depth (in [1, SD_TREE_MAX_DEPTH]) with the largest (T1) under a: Sequoia's dynamic
  * program (arXiv 2402.12374, section 3.1) over depth, nodes and the ranks left, each
  * rank used at most once per parent, so a p that is not falling in the rank is handled
- * too.  Ties go to fewer nodes, then to lower ranks.  Into *t, with its (T1) in *tokens.
+ * too.  Ties go to the lower rank, then to fewer nodes under it; a rank whose p is 0 gets
+ * no node (so with every p 0 the tree is empty).  Into *t, with its (T1) in *tokens.
  * SD_EINVAL for a budget or depth out of range or an invalid a; SD_ENOMEM. */
 SD_API sd_status sd_tree_optimal(size_t budget, size_t max_depth, const sd_tree_accept *a, sd_tree *t,
                                  double *tokens, sd_error *err);

@@ -203,6 +203,19 @@ static sd_status rows_optimal(const cli_args *a, const sd_tree_accept *acc, cons
         free(l[0].v), free(l[1].v);
         return st;
     }
+    double work = 0.0; /* the grid's dynamic programs, in inner steps (tree.h) */
+    for (size_t i = 0; i < l[0].n; i++)
+        for (size_t j = 0; j < l[1].n; j++) {
+            double nn = l[0].v[i], dd = l[1].v[j] < nn ? l[1].v[j] : nn;
+            work += dd * (double)acc->ranks * nn * nn / 2.0;
+        }
+    if (rows > 4096 || work > 4e9) {
+        free(l[0].v), free(l[1].v);
+        return sd_status_fail(err, SD_EINVAL,
+                              "--budget: the grid of %zu (budget, depth) pairs takes %.3g steps of the dynamic "
+                              "program: at most 4096 pairs and 4e9 steps (lower the budgets, depths or ranks)",
+                              rows, work);
+    }
     sd_tree *trees = malloc(rows * sizeof *trees);
     double *lead = malloc(2 * rows * sizeof *lead);
     if (trees == NULL || lead == NULL)
@@ -212,6 +225,12 @@ static sd_status rows_optimal(const cli_args *a, const sd_tree_accept *acc, cons
         cli_grid_point(l, 2, i, &lead[2 * i]);
         st = sd_tree_optimal((size_t)lead[2 * i], (size_t)lead[2 * i + 1], acc, &trees[i], &tokens, err);
     }
+    for (size_t i = 0; i < rows && st == SD_OK; i++)
+        if (trees[i].n == 0) {
+            st = sd_table_note(t, err, "no node pays at this acceptance (every p is 0): the optimal tree is empty, "
+                               "do not speculate.");
+            break;
+        }
     for (size_t j = 0; j < cost_settings(c) && st == SD_OK; j++) {
         if (!c->presets) {
             for (size_t i = 0; i < rows && st == SD_OK; i++)
@@ -252,7 +271,12 @@ typedef struct {
 static int sg_before(const void *x, const void *y)
 {
     const sg_row *a = x, *b = y;
-    return a->gain > b->gain ? -1 : a->gain < b->gain ? 1 : 0;
+    if (a->gain > b->gain || a->gain < b->gain)
+        return a->gain > b->gain ? -1 : 1;
+    for (int k = 0; k < 3; k++) /* ties by (steps, topk, num_draft_tokens): the same order everywhere */
+        if (a->lead[k] < b->lead[k] || a->lead[k] > b->lead[k])
+            return a->lead[k] < b->lead[k] ? -1 : 1;
+    return 0;
 }
 
 /* --sglang-grid: every (steps, topk, num_draft_tokens) of the lists that SGLang accepts,
@@ -266,6 +290,11 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
     if ((st = cli_list(a, &TREE_STEPS, &l[0], err)) != SD_OK || (st = cli_list(a, &TREE_TOPK, &l[1], err)) != SD_OK ||
         (st = cli_list(a, &TREE_NDT, &l[2], err)) != SD_OK || (st = cli_grid_size(l, 3, &rows, err)) != SD_OK)
         goto done;
+    if (rows > 1024) {
+        st = sd_status_fail(err, SD_EINVAL, "--sglang-grid: %zu settings: at most 1024 (shorten --steps, --topk or "
+                            "--num-draft-tokens)", rows);
+        goto done;
+    }
     sg_row *r = calloc(rows, sizeof *r);
     if (r == NULL) {
         st = sd_status_fail(err, SD_ENOMEM, "tree: out of memory");
@@ -275,8 +304,11 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
     for (size_t i = 0; i < rows && st == SD_OK; i++) {
         double x[3];
         cli_grid_point(l, 3, i, x);
-        if ((size_t)x[1] == 1 && (size_t)x[2] != (size_t)x[0] + 1)
-            continue; /* SGLang sets num_draft_tokens = steps + 1 for topk 1: the grid's own row */
+        if ((size_t)x[1] == 1) { /* SGLang sets num_draft_tokens = steps + 1 for topk 1: one row per steps */
+            if ((size_t)x[2] != (size_t)l[2].v[0])
+                continue;
+            x[2] = x[0] + 1.0;
+        }
         if ((size_t)x[1] > acc->ranks) { /* no acceptance for those ranks: not SGLang's refusal */
             beyond++;
             continue;
@@ -316,7 +348,8 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
                      : sd_status_fail(err, SD_EINVAL, "--sglang-grid: every topk of the grid is beyond the %zu rank%s "
                                       "the acceptance gives", acc->ranks, acc->ranks == 1 ? "" : "s");
     if (st == SD_OK)
-        st = sd_table_note(t, err, "rows ranked by %s; topk 1 runs num_draft_tokens = steps + 1 (SGLang sets it so).",
+        st = sd_table_note(t, err, "rows ranked by %s; topk 1 runs num_draft_tokens = steps + 1 whatever the list says (SGLang "
+                           "sets it so), one row per steps.",
                            c->presets ? "the speed-up at each batch" : c->cost.n ? "improvement at each cost"
                                                                                  : "expected tokens");
     if (st == SD_OK && beyond)

@@ -215,6 +215,8 @@ static uint32_t verify_children(const sd_context *c, const sd_tree *t, size_t a,
         if (t->rank[j] >= ntop) /* q has fewer tokens than the rank: no such child */
             continue;
         x = top[t->rank[j]];
+        if (!(res[x] > 0.0)) /* p(x) = 0, or x already rejected: never accepted, nothing to remove */
+            continue;
         /* accept with r(x) / r(all); the broken control forgets the division */
         if (sd_rng_u53_scaled_below(r, ch == SD_CHILDREN_TOP_K ? mass : 1.0, res[x])) {
             *child = (int)j;
@@ -447,6 +449,9 @@ static sd_status check_config(const sd_engine_config *cfg, sd_error *err)
         return sd_status_fail(err, SD_EINVAL, "drafts: %zu is outside [1, %u]", cfg->drafts, SD_DRAFTS_MAX);
     if (cfg->tree != NULL) {
         const sd_tree *t = cfg->tree;
+        sd_status st = sd_tree_check(t, "tree", err);
+        if (st != SD_OK)
+            return st;
         if (cfg->policy != SD_POLICY_FIXED || v != sd_verify_find("adjusted") || cfg->drafts > 1)
             return sd_status_fail(err, SD_EINVAL,
                                   "tree: a tree is drafted under the fixed policy and the adjusted rule, one draft a "
@@ -520,6 +525,9 @@ sd_status sd_engine_tree_theory(const sd_engine_config *cfg, const uint64_t *wei
     if (cfg->tree == NULL || cfg->model == NULL)
         return sd_status_fail(err, SD_EINVAL, "%s: the tree's theory needs a tree and a model",
                               cfg->tree == NULL ? "tree" : "model");
+    sd_status st = sd_tree_check(cfg->tree, "tree", err);
+    if (st != SD_OK)
+        return st;
     const sd_model *m = cfg->model;
     size_t nv = sd_model_vocab(m), nc = sd_model_contexts(m), K = 1;
     for (size_t i = 0; i < cfg->tree->n; i++)

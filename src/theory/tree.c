@@ -115,6 +115,24 @@ double sd_tree_accept_at(const sd_tree_accept *a, size_t depth, size_t rank)
 
 /* ---- the tree ------------------------------------------------------------------------------ */
 
+sd_status sd_tree_check(const sd_tree *t, const char *who, sd_error *err)
+{
+    if (t->n > SD_TREE_MAX_NODES)
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu nodes: more than %d", who, t->n, SD_TREE_MAX_NODES);
+    for (size_t i = 0; i < t->n; i++) {
+        int p = t->parent[i];
+        if (!(p >= -1 && p < (int)i))
+            return sd_status_fail(err, SD_EINVAL, "%s: node %zu: its parent %d does not come before it", who, i, p);
+        if (t->depth[i] != (p < 0 ? 1 : t->depth[p] + 1) || t->depth[i] > SD_TREE_MAX_DEPTH)
+            return sd_status_fail(err, SD_EINVAL, "%s: node %zu: depth %u is not its parent's + 1 in [1, %d]", who, i,
+                                  (unsigned)t->depth[i], SD_TREE_MAX_DEPTH);
+        if (t->rank[i] >= SD_TREE_MAX_RANK)
+            return sd_status_fail(err, SD_EINVAL, "%s: node %zu: rank %u is not below %d", who, i,
+                                  (unsigned)t->rank[i], SD_TREE_MAX_RANK);
+    }
+    return SD_OK;
+}
+
 size_t sd_tree_depth(const sd_tree *t)
 {
     size_t d = 0;
@@ -262,9 +280,10 @@ static int read_whole(const char **s, unsigned long limit, unsigned long *v)
     if (!(*p >= '0' && *p <= '9') || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
         return 0;
     for (; *p >= '0' && *p <= '9'; p++) {
-        x = x * 10 + (unsigned long)(*p - '0');
-        if (x > limit)
+        unsigned long d = (unsigned long)(*p - '0');
+        if (x > (limit - d) / 10) /* x * 10 + d would pass limit (checked before it can wrap) */
             return 0;
+        x = x * 10 + d;
     }
     *v = x;
     *s = p;
@@ -397,8 +416,8 @@ static sd_status parse_args(const tparse *tp, const char *s, size_t count, unsig
             return bad_at(tp, s - 1, m);
         }
     }
-    if (*s != '\0')
-        return bad_at(tp, s, "text after the tree");
+    if (*skip_blank(s) != '\0')
+        return bad_at(tp, skip_blank(s), "text after the tree");
     return SD_OK;
 }
 
@@ -406,6 +425,7 @@ sd_status sd_tree_parse(const char *text, const sd_tree_accept *a, sd_tree *t, c
 {
     size_t max_rank = a ? a->ranks : SD_TREE_MAX_RANK;
     tparse tp = { text, who, err };
+    const char *lead = skip_blank(text); /* blanks around the text are allowed */
     sd_tree *u = malloc(sizeof *u);
     tpath *paths = NULL;
     sd_status st = SD_OK;
@@ -415,15 +435,15 @@ sd_status sd_tree_parse(const char *text, const sd_tree_accept *a, sd_tree *t, c
     u->n = 0;
     if (max_rank < 1 || max_rank > SD_TREE_MAX_RANK)
         max_rank = SD_TREE_MAX_RANK;
-    if (strncmp(text, "sglang:", 7) == 0) {
+    if (strncmp(lead, "sglang:", 7) == 0) {
         unsigned long w[3];
-        if ((st = parse_args(&tp, text + 7, 3, w, "sglang:STEPS,TOPK,NUM_DRAFT_TOKENS")) == SD_OK && a == NULL)
+        if ((st = parse_args(&tp, lead + 7, 3, w, "sglang:STEPS,TOPK,NUM_DRAFT_TOKENS")) == SD_OK && a == NULL)
             st = sd_status_fail(err, SD_EINVAL, "%s: %s: SGLang's tree depends on the acceptance (its scores)", who,
                                 text);
         if (st == SD_OK)
             st = sd_tree_sglang(w[0], w[1], w[2], a, u, who, err);
-    } else if (strncmp(text, "chain:", 6) == 0) {
-        if ((st = parse_args(&tp, text + 6, 1, v, "chain:G")) == SD_OK && (v[0] < 1 || v[0] > SD_TREE_MAX_DEPTH))
+    } else if (strncmp(lead, "chain:", 6) == 0) {
+        if ((st = parse_args(&tp, lead + 6, 1, v, "chain:G")) == SD_OK && (v[0] < 1 || v[0] > SD_TREE_MAX_DEPTH))
             st = sd_status_fail(err, SD_EINVAL, "%s: chain:%lu: G must be in [1, %d]", who, v[0], SD_TREE_MAX_DEPTH);
         for (size_t i = 0; st == SD_OK && i < v[0]; i++) {
             u->parent[i] = (int)i - 1;
@@ -432,8 +452,8 @@ sd_status sd_tree_parse(const char *text, const sd_tree_accept *a, sd_tree *t, c
         }
         if (st == SD_OK)
             u->n = v[0];
-    } else if (strncmp(text, "kary:", 5) == 0) {
-        st = parse_args(&tp, text + 5, 2, v, "kary:DEPTH,WIDTH");
+    } else if (strncmp(lead, "kary:", 5) == 0) {
+        st = parse_args(&tp, lead + 5, 2, v, "kary:DEPTH,WIDTH");
         if (st == SD_OK && (v[0] < 1 || v[0] > SD_TREE_MAX_DEPTH || v[1] < 1 || v[1] > max_rank))
             st = sd_status_fail(err, SD_EINVAL, "%s: kary:%lu,%lu: DEPTH must be in [1, %d], WIDTH in [1, %zu]", who,
                                 v[0], v[1], SD_TREE_MAX_DEPTH, max_rank);
@@ -541,7 +561,9 @@ sd_status sd_tree_optimal(size_t budget, size_t max_depth, const sd_tree_accept 
             double *cur = &G[k * (N + 1)];
             uint16_t *ch = &o.choice[(d - 1) * (N + 1) * K];
             for (size_t n = 0; n <= N; n++) {
-                double best = next[n];
+                /* the fewest nodes under rank k that do best; skipping k only when strictly
+                 * better, so that ties go to the lower rank */
+                double best = -1.0;
                 size_t arg = 0;
                 for (size_t m = 1; p > 0.0 && m <= n; m++) {
                     double v = p * (1.0 + below[m - 1]) + next[n - m];
@@ -549,6 +571,10 @@ sd_status sd_tree_optimal(size_t budget, size_t max_depth, const sd_tree_accept 
                         best = v;
                         arg = m;
                     }
+                }
+                if (!(best >= next[n])) {
+                    best = next[n];
+                    arg = 0;
                 }
                 cur[n] = best;
                 ch[n * K + k] = (uint16_t)arg;

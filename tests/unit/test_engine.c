@@ -471,6 +471,40 @@ START_TEST(defaults_fingerprint_and_refusals)
 }
 END_TEST
 
+/* A tree the engine is given is checked first: a rank past SD_TREE_MAX_RANK, or the wrong
+ * rule, is refused naming the field, and so is its theory. */
+START_TEST(tree_refusals)
+{
+    static const double p[4] = { 0.5, 0.1, 0.3, 0.1 }, q[4] = { 0.2, 0.4, 0.15, 0.25 };
+    sd_model *m;
+    sd_error err;
+    ck_assert_int_eq(sd_model_pair(p, q, 4, &m, NULL), SD_OK);
+    sd_tree t;
+    ck_assert_int_eq(sd_tree_parse("[(0,), (1,)]", NULL, &t, "t", &err), SD_OK);
+    sd_engine_config ec = sd_engine_defaults();
+    ec.model = m;
+    ec.verifier = sd_verify_find("adjusted");
+    ec.tree = &t;
+    ec.tokens = 1000;
+    t.rank[1] = 200;
+    sd_engine_stats s;
+    ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "tree: node 1: rank 200 is not below 64"));
+    sd_tree_accept a;
+    double tokens;
+    ck_assert_int_eq(sd_engine_tree_theory(&ec, NULL, &a, &tokens, &err), SD_EINVAL);
+    t.rank[1] = 1;
+    ec.verifier = sd_verify_find("target");
+    ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "tree: a tree is drafted under the fixed policy and the adjusted rule"));
+    ec.verifier = sd_verify_find("adjusted");
+    ck_assert_int_eq(sd_engine_run(&ec, &s, &err), SD_OK);
+    ck_assert_uint_eq(s.target_positions, 3 * s.target_calls);
+    sd_engine_stats_free(&s);
+    sd_model_free(m);
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -485,6 +519,7 @@ Suite *engine_suite(void)
     tcase_add_test(tc, adaptive_policies);
     tcase_add_test(tc, broken_rule_fails_instead_of_hanging);
     tcase_add_test(tc, defaults_fingerprint_and_refusals);
+    tcase_add_test(tc, tree_refusals);
     suite_add_tcase(s, tc);
     TCase *ng = tcase_create("n-gram pair");
     tcase_set_timeout(ng, 120);

@@ -278,6 +278,13 @@ START_TEST(optimal_vs_brute_force)
     ck_assert_int_eq(sd_tree_optimal(6, 64, &a, &t, &got, &err), SD_OK);
     ck_assert_double_eq(got, 7.0);
     ck_assert_str_eq(formatted(&t), "[(0,), (0, 0), (0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0)]");
+    /* equal ranks: the tie goes to the lower rank */
+    const double even[2] = { 0.5, 0.5 };
+    ck_assert_int_eq(sd_tree_accept_ranks(even, 2, &a, "p", &err), SD_OK);
+    ck_assert_int_eq(sd_tree_optimal(1, 4, &a, &t, &got, &err), SD_OK);
+    ck_assert_str_eq(formatted(&t), "[(0,)]");
+    a.p[0][0] = 1.0;
+    a.p[0][1] = 0.0;
     /* out of range */
     ck_assert_int_eq(sd_tree_optimal(0, 4, &a, &t, &got, &err), SD_EINVAL);
     ck_assert_int_eq(sd_tree_optimal(4097, 4, &a, &t, &got, &err), SD_EINVAL);
@@ -330,6 +337,31 @@ START_TEST(sglang_tree)
 }
 END_TEST
 
+/* A tree built by hand is held to the invariants before use. */
+START_TEST(check_invariants)
+{
+    sd_tree t = parse_ok("[(0,), (1,), (0, 0)]", 4);
+    sd_error err;
+    ck_assert_int_eq(sd_tree_check(&t, "t", &err), SD_OK);
+    sd_tree bad = t;
+    bad.rank[1] = 200;
+    ck_assert_int_eq(sd_tree_check(&bad, "t", &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "t: node 1: rank 200 is not below 64"));
+    bad = t;
+    bad.parent[0] = 2;
+    ck_assert_int_eq(sd_tree_check(&bad, "t", &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "node 0: its parent 2 does not come before it"));
+    bad = t;
+    bad.depth[2] = 3;
+    ck_assert_int_eq(sd_tree_check(&bad, "t", &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "node 2: depth 3 is not its parent's + 1"));
+    /* blanks around a named form; a number that would wrap is refused */
+    sd_tree c = parse_ok("  chain:2 \n", 1);
+    ck_assert_uint_eq(c.n, 2);
+    parse_fails("chain:18446744073709551617", 1, "expected chain:G with whole numbers");
+}
+END_TEST
+
 Suite *tree_suite(void)
 {
     Suite *s = suite_create("tree");
@@ -341,6 +373,7 @@ Suite *tree_suite(void)
     tcase_add_test(tc, kary_levels);
     tcase_add_test(tc, optimal_vs_brute_force);
     tcase_add_test(tc, sglang_tree);
+    tcase_add_test(tc, check_invariants);
     suite_add_tcase(s, tc);
     return s;
 }
