@@ -399,8 +399,9 @@ static sd_status run_tree(const cli_args *a, sd_table **out, sd_error *err)
                                                                           : rows_sglang(a, &acc, &c, t, err);
     if (st == SD_OK)
         st = sd_table_note(t, err,
-                           "expected_tokens: (T1), tokens per target pass with the bonus token, for deterministic "
-                           "top-k children (doc/trees.md).");
+                           "expected_tokens: (T1), tokens per target pass with the bonus token, at the per-rank "
+                           "acceptance p given: the target's probability of the draft's k-th token for top-k "
+                           "children, the k-th draw's acceptance for sampled ones (doc/trees.md).");
     if (st == SD_OK && c.cost.n)
         st = sd_table_note(t, err,
                            "improvement: eq. (10) with gamma = the tree's depth: one draft pass a level, and one "
