@@ -228,6 +228,11 @@ extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP;
 /* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and
  * --overhead (each its row's default, sd_cost_defaults(), when absent). */
 sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err);
+/* The presets (sd_presets_load from a->data_dir) into *p and the pair and accelerator that
+ * --target, --draft and --hardware name, each checked against the hardware
+ * (sd_presets_check).  On failure *p holds nothing to free. */
+sd_status cli_preset_pair(const cli_args *a, sd_presets *p, const sd_model_spec **t, const sd_model_spec **d,
+                          const sd_hardware **h, sd_error *err);
 
 /* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
 

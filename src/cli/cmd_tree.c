@@ -70,18 +70,15 @@ static sd_status tree_cost_read(const cli_args *a, tree_cost *c, sd_error *err)
     sd_status st;
     if ((st = cli_list(a, &CLI_BATCH, &c->batch, err)) != SD_OK ||
         (st = cli_number(a, &CLI_CONTEXT, &c->context, err)) != SD_OK ||
-        (st = sd_presets_load(a->data_dir, NULL, NULL, &c->p, err)) != SD_OK)
+        (st = cli_preset_pair(a, &c->p, &t, &d, &h, err)) != SD_OK) {
+        c->presets = 0; /* nothing to free */
         return st;
-    if ((st = sd_presets_model(&c->p, "target", cli_value(a, "--target"), &t, err)) == SD_OK &&
-        (st = sd_presets_model(&c->p, "draft", cli_value(a, "--draft"), &d, err)) == SD_OK &&
-        (st = sd_presets_hardware(&c->p, "hardware", cli_value(a, "--hardware"), &h, err)) == SD_OK &&
-        (st = sd_presets_check(t, h, err)) == SD_OK && (st = sd_presets_check(d, h, err)) == SD_OK) {
-        c->rq = sd_cost_roofline_defaults();
-        c->rq.target = t;
-        c->rq.draft = d;
-        c->rq.hardware = h;
     }
-    return st;
+    c->rq = sd_cost_roofline_defaults();
+    c->rq.target = t;
+    c->rq.draft = d;
+    c->rq.hardware = h;
+    return SD_OK;
 }
 
 static void tree_cost_free(tree_cost *c)

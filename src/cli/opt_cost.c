@@ -22,3 +22,17 @@ sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_er
         return st;
     return cli_number(a, &CLI_OVERHEAD, &cp->overhead, err);
 }
+
+sd_status cli_preset_pair(const cli_args *a, sd_presets *p, const sd_model_spec **t, const sd_model_spec **d,
+                          const sd_hardware **h, sd_error *err)
+{
+    sd_status st = sd_presets_load(a->data_dir, NULL, NULL, p, err);
+    if (st != SD_OK)
+        return st;
+    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), t, err)) != SD_OK ||
+        (st = sd_presets_model(p, "draft", cli_value(a, "--draft"), d, err)) != SD_OK ||
+        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), h, err)) != SD_OK ||
+        (st = sd_presets_check(*t, *h, err)) != SD_OK || (st = sd_presets_check(*d, *h, err)) != SD_OK)
+        sd_presets_free(p);
+    return st;
+}

@@ -75,12 +75,12 @@ sd_status sd_figure_tree_budget(const sd_figure_input *in, const char *name, int
 sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
                                  sd_error *err)
 {
-    (void)variant;
+    (void)name, (void)variant;
     static const char *const cols[] = { "budget", "B = 1", "B = 16", "B = 64" };
     sd_tree_accept a;
     sd_presets p;
-    const sd_model_spec *tm, *dm;
-    const sd_hardware *h;
+    const sd_model_spec *tm = NULL, *dm = NULL;
+    const sd_hardware *h = NULL;
     sd_tree *t = malloc(sizeof *t);
     sd_status st = t ? tree_acceptance(in, &a, err) : sd_status_fail(err, SD_ENOMEM, "out of memory");
     if (st != SD_OK || (st = sd_presets_load(in->data_dir, NULL, NULL, &p, err)) != SD_OK) {
@@ -91,10 +91,6 @@ sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, in
         (st = sd_presets_model(&p, "figure", TREE_DRAFT, &dm, err)) == SD_OK &&
         (st = sd_presets_hardware(&p, "figure", TREE_HARDWARE, &h, err)) == SD_OK)
         st = tree_block(out, 0, 4, cols, err);
-    if (st != SD_OK)
-        st = st == SD_EINVAL ? sd_status_fail(err, SD_EINVAL, "figure %s: the presets lack %s, %s or %s", name,
-                                              TREE_TARGET, TREE_DRAFT, TREE_HARDWARE)
-                             : st;
     sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = tm, rq.draft = dm, rq.hardware = h;
     /* at each budget and batch, the best over the depth limits 1 .. n of the optimal tree's speed-up */
