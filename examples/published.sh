@@ -15,13 +15,13 @@ grep -v '^#' "$data/published-measurements.tsv" | tail -n +2 |
 while IFS="$(printf '\t')" read -r id source kind target draft hw tp batch context gamma alpha window measured; do
     setting="$target, $hw x $tp, batch $batch, context $context"
     if [ "$kind" = step_ms ]; then
-        got=$("$specdec" --data "$data" roofline --target "$target" --draft "$target" --hardware "$hw" --tp "$tp" \
+        got=$("$specdec" --data "$data" roofline --eta-flops 0.5 --target "$target" --draft "$target" --hardware "$hw" --tp "$tp" \
             --batch "$batch" --context "$context" --breakdown --format tsv |
             awk -F'\t' '$1 == "target" && $6 == "total" { printf "%.2f", $10 * 1000 }')
         unit=" ms"
     else
         setting="$setting, $draft draft (window $window), gamma $gamma, alpha $alpha"
-        got=$("$specdec" --data "$data" roofline --target "$target" --draft "$draft" --draft-kv-window "$window" \
+        got=$("$specdec" --data "$data" roofline --eta-flops 0.5 --target "$target" --draft "$draft" --draft-kv-window "$window" \
             --hardware "$hw" --tp "$tp" --batch "$batch" --context "$context" --gamma "$gamma" --alpha "$alpha" \
             --format tsv | awk -F'\t' 'NR == 2 { printf "%.2f", $8 }')
         unit="x"

@@ -35,9 +35,22 @@
  *   lm_head    FLOPs 4 M d + 2 M d V / N      bytes d V b_w / N + M d b_a + M V b_a / N
  *   all_reduce (N > 1) 2 L rings of M d b_a bytes:  2 (N - 1)/N bytes / link + N latency each
  *
- * and the pass costs the sum plus t0.  Not modelled: shared experts, the
- * logits' gather across GPUs, kernel fusion (every operator reads its
- * input and writes its output once), overlap of communication with work.
+ * and the pass costs the sum plus its fixed costs (the time no roofline
+ * sees: launches, synchronisation, sampling, the scheduler, the host):
+ *
+ *   launch     K(m, N) kernels x launch (captured in a CUDA graph) or x launch_eager (not)
+ *   overhead   t0, once per pass
+ *
+ * K counts each operator's kernels from a table of named rows in cost.c
+ * (vLLM's Llama and Mixtral forward passes: embedding 1; qkv_proj 2, GEMM
+ * and rotary; attention 2, cache write and attention; out_proj 1; router 2;
+ * mlp 2 dense, 3 experts; norm_act 3, two fused add-RMSNorms and SiLU-mul;
+ * lm_head 2, the final norm and GEMM; all_reduce 1 each), so a pass over L
+ * layers launches 10 L + 3 kernels when dense on one GPU.  The all-reduce's
+ * link latency is per hop: hop_latency, or the hardware's link_latency when
+ * hop_latency < 0.  Not modelled: shared experts, the logits' gather across
+ * GPUs, kernel fusion (every operator reads its input and writes its output
+ * once), overlap of communication with work, or of the host with the GPU.
  *
  * Pass granularity: one max over the whole pass, as specdec had before,
  * with N GPUs ideal (F and BW times N) plus the same all-reduce term:
@@ -71,28 +84,35 @@ SD_API const char *const *sd_cost_granularity_names(void);
 typedef struct {
     double eta_flops, eta_bw; /* fractions of peak reached, (0, 1] */
     double overhead;          /* t0, seconds per forward pass, >= 0 */
+    double launch;            /* seconds per kernel of a pass captured in a CUDA graph, >= 0 */
+    double launch_eager;      /* seconds per kernel of a pass launched kernel by kernel, >= 0 */
+    double hop_latency;       /* seconds per hop of an all-reduce ring, >= 0; < 0: the hardware's link_latency */
+    int graphs;               /* 1: passes run as CUDA graphs (launch), 0: eagerly (launch_eager) */
     double tp;                /* tensor-parallel GPUs, whole, >= 1 */
     sd_granularity granularity;
 } sd_cost_params;
 
-/* The defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, one GPU, operator
- * granularity.  Never fails. */
+/* The uncalibrated defaults: eta_F 0.5, eta_BW 0.8, t0 20 us, no launch
+ * cost (launch = launch_eager = 0), the hardware's link latency, graphs,
+ * one GPU, operator granularity: the roofline alone.  The fitted defaults
+ * specdec ships are a calibration (calibrate.h, data/cost-defaults.tsv).
+ * Never fails. */
 SD_API sd_cost_params sd_cost_defaults(void);
 
 /* The figures below take presets that loaded (all positive) and passed
  * sd_presets_check, and never fail; they check nothing, and other figures
  * give inf or NaN.  batch and context count sequences and tokens. */
 
-/* One operator of a pass: its name (see above, or "pass" and "overhead"),
+/* One operator of a pass: its name (see above, or "pass", "launch" and "overhead"),
  * how many times the pass runs it (the layers, or 1), and its FLOPs, bytes
  * and seconds summed over those runs, on one GPU. */
 typedef struct {
     const char *name;
     double count, flops, bytes, seconds;
-    int compute_bound; /* the compute roof limits it (0 for communication and t0) */
+    int compute_bound; /* the compute roof limits it (0 for communication and fixed costs) */
 } sd_cost_op;
 
-enum { SD_COST_MAX_OPS = 10 };
+enum { SD_COST_MAX_OPS = 12 };
 
 /* The operators of one pass of m over B sequences of n new tokens at
  * context S into ops[0..k-1], returning k <= SD_COST_MAX_OPS; the seconds
@@ -105,6 +125,10 @@ SD_API size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, co
  * memory-bound ones, else 0. */
 SD_API double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                                 double n, double context, int *compute_bound);
+
+/* K(m, N): the kernels one pass of m over cp->tp GPUs launches (the table
+ * above; the same for both granularities). */
+SD_API double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp);
 
 /* Bytes of K and V per token over all layers and GPUs, 2 L H_kv h b_kv. */
 SD_API double sd_cost_kv_per_token(const sd_model_spec *m);
@@ -148,9 +172,11 @@ SD_API double sd_cost_alpha_at(const sd_roofline_request *rq, double context);
 SD_API sd_status sd_cost_load_alpha_by_context(const char *path, double **context, double **alpha, size_t *n,
                                                sd_error *err);
 
-/* 1 when the weights of both models (once for self-speculation) and their
- * KV caches for B sequences of S + gamma + 1 tokens (the draft's at most
- * its window) fit in the tp GPUs' memory, else 0. */
+/* 1 when the weights of both models and their KV caches for B sequences of
+ * S + gamma + 1 tokens fit in the tp GPUs' memory, else 0.  A separate
+ * draft keeps its own cache (at most its window); a self-speculative draft
+ * (draft == target) shares the target's weights and cache, each counted
+ * once, and keeps only its window's own cache when it has one. */
 SD_API int sd_cost_fits(const sd_roofline_request *rq, double batch, double context, double gamma);
 
 /* The best draft length at one (batch, context). */

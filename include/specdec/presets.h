@@ -28,6 +28,7 @@ typedef struct {
 
 typedef struct {
     char name[64];
+    char family[64];          /* the architecture the calibration groups it with ("" : its own name) */
     double flops[SD_NDTYPES]; /* dense peak FLOP/s by compute type; 0 when the vendor publishes none */
     double bandwidth;         /* memory, bytes/s */
     double memory;            /* bytes */
@@ -45,7 +46,7 @@ SD_API sd_status sd_presets_check(const sd_model_spec *m, const sd_hardware *h, 
  * weight_dtype, kv_dtype, act_dtype, compute_dtype.  Hardware: name,
  * tflops_bf16, tflops_fp16, tflops_fp8, tflops_int8, tflops_fp4 ("-" where
  * the vendor publishes none; bf16 is required), bandwidth_tbs, memory_gb,
- * link_gbs (per direction), link_latency_us.  Every figure must be
+ * link_gbs (per direction), link_latency_us, and optionally family.  Every figure must be
  * positive and bounded (params_active <= params_total, experts_active <=
  * experts).  TFLOP/s, TB/s, GB, GB/s and microseconds are stored as FLOP/s,
  * bytes/s, bytes, bytes/s and seconds.  *out is a malloc'd array of *n

@@ -224,7 +224,15 @@ sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *e
 
 /* ---- opt_cost.c: the cost model's options (roofline and its --calibrate) --------------- */
 
-extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP;
+extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP, CLI_LAUNCH;
+/* --calibration FILE, else the shipped calibration (cost-defaults.tsv in the data folder). */
+sd_status cli_load_calibration(const cli_args *a, sd_calibration **fits, size_t *n, sd_error *err);
+/* The cost terms of model m on h into *cp: --tp, --granularity, --graphs; then,
+ * for operator granularity or a given --calibration, the fit that applies
+ * (*used, NULL when none); then --eta-flops, --eta-bw, --overhead and
+ * --launch by hand (*used then NULL: no band). */
+sd_status cli_calibrated(const cli_args *a, const sd_calibration *fits, size_t n, const sd_model_spec *m,
+                         const sd_hardware *h, sd_cost_params *cp, const sd_calibration **used, sd_error *err);
 /* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and
  * --overhead (each its row's default, sd_cost_defaults(), when absent). */
 sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err);
@@ -235,6 +243,9 @@ sd_status cli_preset_pair(const cli_args *a, sd_presets *p, const sd_model_spec 
                           const sd_hardware **h, sd_error *err);
 
 /* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
+
+/* "model-hardware", "family", NULL: --calibrate-by's names. */
+const char *const *cli_calibrate_by_names(void);
 
 /* Fits the cost model to the step times in --calibrate FILE (calibrate.h)
  * with --granularity and the starting --eta-flops, --eta-bw, --overhead;

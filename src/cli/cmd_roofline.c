@@ -12,6 +12,11 @@ static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
 static const sd_domain COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
 
+/* The band: 200 draws of the fit's terms, the 5% and 95% quantiles (a 90% band), one seed. */
+enum { BAND_DRAWS = 200 };
+static const double BAND_Q = 0.05;
+static const unsigned long BAND_SEED = 20261202;
+
 /* What one run holds and must release. */
 typedef struct {
     sd_presets presets;
@@ -19,6 +24,7 @@ typedef struct {
     size_t nfits;
     double *alpha_context, *alpha_value;
     sd_list acc;
+    const sd_calibration *fit, *draft_fit; /* the fits the terms came from (NULL: by hand) */
     int draft_borrowed; /* --calibration has no fit for the draft: it takes the target's */
 } setting;
 
@@ -72,42 +78,15 @@ static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *er
     return st;
 }
 
-/* eta_F, eta_BW, t0 for model m: from --calibration (the model's row on
- * this hardware) or the options. */
-static sd_status cost_params(const cli_args *a, const setting *s, const sd_model_spec *m, const sd_hardware *h,
-                             sd_cost_params *cp, sd_error *err)
-{
-    *cp = sd_cost_defaults();
-    sd_status st;
-    if ((st = cli_number(a, &CLI_TP, &cp->tp, err)) != SD_OK || (st = cli_cost_params(a, s->fits == NULL, cp, err)) != SD_OK ||
-        s->fits == NULL)
-        return st;
-    const sd_calibration *c = sd_calibrate_find(s->fits, s->nfits, m->name, h->name);
-    if (c == NULL)
-        return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
-                              m->name, h->name);
-    if (strcmp(c->granularity, sd_cost_granularity_names()[cp->granularity]) != 0)
-        return sd_status_fail(err, SD_EINVAL, "--calibration: %s fitted %s on %s with granularity %s, not %s; give "
-                              "--granularity %s", cli_value(a, "--calibration"), m->name, h->name, c->granularity,
-                              sd_cost_granularity_names()[cp->granularity], c->granularity);
-    cp->eta_flops = c->eta_flops;
-    cp->eta_bw = c->eta_bw;
-    cp->overhead = c->overhead;
-    return SD_OK;
-}
-
-/* The request's models, hardware and cost parameters from the options. */
+/* The request's models, hardware and cost terms: the shipped calibration
+ * or --calibration for each model, or the terms by hand. */
 static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request *rq, sd_error *err)
 {
     sd_status st;
     const sd_presets *p = &s->presets;
     const char *draft = cli_value(a, "--draft");
     *rq = sd_cost_roofline_defaults();
-    if (cli_given(a, "--calibration") &&
-        (cli_given(a, "--eta-flops") || cli_given(a, "--eta-bw") || cli_given(a, "--overhead")))
-        return sd_status_fail(err, SD_EINVAL, "--calibration: give it or --eta-flops, --eta-bw and --overhead, not both");
-    if (cli_given(a, "--calibration") &&
-        (st = sd_calibrate_load(cli_value(a, "--calibration"), &s->fits, &s->nfits, err)) != SD_OK)
+    if ((st = cli_load_calibration(a, &s->fits, &s->nfits, err)) != SD_OK)
         return st;
     if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
         (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
@@ -116,15 +95,19 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
         (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
         (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||
         (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||
-        (st = cost_params(a, s, rq->target, rq->hardware, &rq->params, err)) != SD_OK)
+        (st = cli_calibrated(a, s->fits, s->nfits, rq->target, rq->hardware, &rq->params, &s->fit, err)) != SD_OK ||
+        (st = cli_calibrated(a, s->fits, s->nfits, rq->draft, rq->hardware, &rq->draft_params, &s->draft_fit, err)) !=
+            SD_OK)
         return st;
-    if (s->fits != NULL && rq->draft != rq->target &&
-        sd_calibrate_find(s->fits, s->nfits, rq->draft->name, rq->hardware->name) == NULL) {
+    if (cli_given(a, "--calibration") && s->fit == NULL)
+        return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
+                              rq->target->name, rq->hardware->name);
+    if (s->fit != NULL && s->draft_fit == NULL && !cli_given(a, "--eta-flops")) {
         rq->draft_params = rq->params; /* a draft not measured: the target's fit, and a note says so */
+        s->draft_fit = s->fit;
         s->draft_borrowed = 1;
-    } else if ((st = cost_params(a, s, rq->draft, rq->hardware, &rq->draft_params, err)) != SD_OK)
-        return st;
-    if (st == SD_OK && cli_given(a, "--draft-kv-window"))
+    }
+    if (cli_given(a, "--draft-kv-window"))
         st = cli_number(a, &WINDOW, &rq->draft_window, err);
     if (st == SD_OK && cli_given(a, "--verify-tokens"))
         st = cli_number(a, &VERIFY_TOKENS, &rq->verify_tokens, err);
@@ -266,10 +249,11 @@ static sd_status export_schedule(const cli_args *a, const sd_roofline_request *r
 }
 
 /* One row per batch at context ctx, then the break-even and memory notes. */
-static sd_status point_rows(const sd_roofline_request *rq, const sd_list *batch, double ctx, sd_table *t,
-                            sd_error *err)
+static sd_status point_rows(const sd_roofline_request *rq, const setting *s, const sd_list *batch, double ctx,
+                            sd_table *t, sd_error *err)
 {
     int unfit = 0;
+    char shaky[256] = "";
     sd_status st = SD_OK;
     /* the alpha column: for a vector, the i.i.d. alpha with the whole vector's E(N), as in speedup --acceptance */
     double alpha = sd_cost_alpha_at(rq, ctx);
@@ -281,10 +265,22 @@ static sd_status point_rows(const sd_roofline_request *rq, const sd_list *batch,
         sd_roofline_point r;
         sd_cost_roofline(rq, batch->v[i], ctx, &r);
         unfit |= !r.fits;
+        sd_calibrate_band_out b;
+        sd_error e2;
+        int band = s->fit != NULL && s->draft_fit != NULL &&
+                   sd_calibrate_band(rq, s->fit, s->draft_fit, batch->v[i], ctx, BAND_DRAWS, BAND_Q, BAND_SEED, &b,
+                                     &e2) == SD_OK;
+        if (band && b.gamma_hi - b.gamma_lo > 0.5 && strlen(shaky) < 200)
+            snprintf(shaky + strlen(shaky), sizeof shaky - strlen(shaky), "%s%.0f (%.0f to %.0f)", shaky[0] ? ", " : "",
+                     batch->v[i], b.gamma_lo, b.gamma_hi);
         const sd_cell row[] = { sd_text(rq->target->name), sd_text(rq->draft == rq->target ? "same" : rq->draft->name),
                                 sd_text(rq->hardware->name), sd_real(alpha), sd_int((long long)batch->v[i]),
                                 sd_int((long long)ctx), sd_int((long long)r.gamma_opt), sd_real(r.improvement_opt),
+                                band ? sd_real(b.improvement_lo) : sd_text("-"),
+                                band ? sd_real(b.improvement_hi) : sd_text("-"),
                                 sd_real(r.c_effective), sd_real(r.verify_cost_ratio), sd_real(r.tokens_per_second),
+                                band ? sd_real(b.tokens_per_second_lo) : sd_text("-"),
+                                band ? sd_real(b.tokens_per_second_hi) : sd_text("-"),
                                 sd_real(r.tokens_per_second_baseline), sd_text(r.compute_bound ? "compute" : "memory"),
                                 sd_text(r.fits ? "yes" : "no") };
         st = sd_table_add(t, row, err);
@@ -296,6 +292,9 @@ static sd_status point_rows(const sd_roofline_request *rq, const sd_list *batch,
     else if (st == SD_OK)
         st = sd_table_note(t, err, "context %.0f: break-even batch %.0f: from there on no draft length helps; "
                            "switch speculation off.", ctx, breakeven);
+    if (st == SD_OK && shaky[0])
+        st = sd_table_note(t, err, "context %.0f: the best gamma is not robust at batch %s over the fit's 90%% band.",
+                           ctx, shaky);
     if (st == SD_OK && unfit)
         st = sd_table_note(t, err, "context %.0f: rows with fits = no need more memory than %.0f x %s holds "
                            "(both models' weights and KV caches).", ctx, rq->params.tp, rq->hardware->name);
@@ -347,8 +346,9 @@ static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, dou
 static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
 {
     static const char *const cols[] = { "target", "draft", "hardware", "alpha", "batch", "context", "gamma_opt",
-                                        "improvement_opt", "c_effective", "verify_cost_ratio", "tokens_per_second",
-                                        "tokens_per_second_baseline", "bound", "fits" };
+                                        "improvement_opt", "improvement_opt_lo", "improvement_opt_hi", "c_effective",
+                                        "verify_cost_ratio", "tokens_per_second", "tokens_per_second_lo",
+                                        "tokens_per_second_hi", "tokens_per_second_baseline", "bound", "fits" };
     static const char *const sched_cols[] = { "context", "batch_from", "batch_to", "gamma" };
     static const char *const op_cols[] = { "role", "model", "batch", "context", "tokens", "operator", "count",
                                            "flops", "bytes", "seconds", "share", "bound" };
@@ -395,10 +395,10 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         st = export_schedule(a, &rq, &l[0], &l[1], err);
         goto done;
     }
-    if ((st = cli_table(schedule ? 4 : 14, schedule ? sched_cols : cols, &t, err)) != SD_OK)
+    if ((st = cli_table(schedule ? 4 : 18, schedule ? sched_cols : cols, &t, err)) != SD_OK)
         goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
-        st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &l[0], l[1].v[j], t, err);
+        st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &s, &l[0], l[1].v[j], t, err);
     if (st == SD_OK && s.draft_borrowed)
         st = sd_table_note(t, err, "--calibration has no fit for %s on %s: the draft uses %s's.", rq.draft->name,
                            rq.hardware->name, rq.target->name);
@@ -431,14 +431,19 @@ static const cli_option ROOFLINE_OPTIONS[] = {
       "style; default: all)", .domain = &WINDOW },
     { .name = "--verify-tokens", .metavar = "T", .help = "tokens verified per sequence per pass, in {range} (default "
       "gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
-    { .name = "--eta-flops", .metavar = "X", .help = "fraction of peak FLOP/s reached, in {range} (default {default})",
-      .domain = &CLI_ETA_F, .lib = CLI_LIB(cost.eta_flops, CLI_LIB_DOUBLE) },
-    { .name = "--eta-bw", .metavar = "X", .help = "fraction of peak bandwidth reached, in {range} (default {default})",
-      .domain = &CLI_ETA_BW, .lib = CLI_LIB(cost.eta_bw, CLI_LIB_DOUBLE) },
-    { .name = "--overhead", .metavar = "SEC", .help = "fixed time per forward pass t0, seconds, in {range} (default "
-      "{default})", .domain = &CLI_OVERHEAD, .lib = CLI_LIB(cost.overhead, CLI_LIB_DOUBLE) },
-    { .name = "--calibration", .metavar = "FILE", .help = "eta's and t0 per model and hardware from "
-      "--save-calibration, instead of the three above" },
+    { .name = "--graphs", .metavar = "on|off", .help = "passes run as CUDA graphs (launch cost per kernel) or eagerly "
+      "(default on)" },
+    { .name = "--eta-flops", .metavar = "X", .help = "fraction of peak FLOP/s reached, in {range} (default: the "
+      "calibration's; without one {default})", .domain = &CLI_ETA_F, .lib = CLI_LIB(cost.eta_flops, CLI_LIB_DOUBLE) },
+    { .name = "--eta-bw", .metavar = "X", .help = "fraction of peak bandwidth reached, in {range} (default: the "
+      "calibration's; without one {default})", .domain = &CLI_ETA_BW, .lib = CLI_LIB(cost.eta_bw, CLI_LIB_DOUBLE) },
+    { .name = "--overhead", .metavar = "SEC", .help = "fixed time per forward pass t0, seconds, in {range} (default: "
+      "the calibration's; without one {default})", .domain = &CLI_OVERHEAD, .lib = CLI_LIB(cost.overhead, CLI_LIB_DOUBLE) },
+    { .name = "--launch", .metavar = "SEC", .help = "time per kernel launched, seconds, in {range} (default: the "
+      "calibration's)", .domain = &CLI_LAUNCH },
+    { .name = "--calibration", .metavar = "FILE", .help = "the cost terms per model and hardware or family from "
+      "--save-calibration, instead of the shipped cost-defaults.tsv (operator granularity; pass granularity uses "
+      "none unless given)" },
     { .name = "--breakdown", .help = "print one pass's operators (FLOPs, bytes, time, bound) instead" },
     { .name = "--schedule", .help = "print the draft length per batch bucket instead" },
     { .name = "--export", .metavar = "ENGINE", .help = "with --schedule: write it in an engine's syntax, ready to paste: "
@@ -450,6 +455,9 @@ static const cli_option ROOFLINE_OPTIONS[] = {
       "(as fit --gamma), in {range}", .domain = &COUNTS_GAMMA },
     { .name = "--calibrate", .metavar = "FILE", .help = "fit eta_F, eta_BW and t0 to measured step times (TSV: model, "
       "hardware, batch, context, tokens, seconds[, tp])" },
+    { .name = "--calibrate-by", .metavar = "G", .help = "with --calibrate: fit each model-hardware pair, or by "
+      "hardware family (a pooled fit, then one per family) with every term: {names} (default model-hardware)",
+      .names = cli_calibrate_by_names, .dflt = "model-hardware" },
     { .name = "--save-calibration", .metavar = "FILE", .help = "with --calibrate: write the fits where --calibration "
       "reads them" },
     { .name = "--list-models", .help = "print the model presets" },

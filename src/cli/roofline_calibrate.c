@@ -1,5 +1,6 @@
 /* roofline_calibrate.c -- `specdec roofline --calibrate FILE`: the cost model
- * fitted to measured step times (calibrate.h). */
+ * fitted to measured step times (calibrate.h), each row with its fitted and
+ * leave-one-out time, and the fits as --calibration reads them. */
 #include "cli.h"
 
 #include <errno.h>
@@ -8,19 +9,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fits, one row each, as --calibration reads them. */
+static const char *const BY[] = { [SD_CALIBRATE_BY_MODEL_HARDWARE] = "model-hardware",
+                                  [SD_CALIBRATE_BY_FAMILY] = "family", NULL };
+
+const char *const *cli_calibrate_by_names(void) { return BY; }
+
+/* The fits, one row each, in the columns sd_calibrate_load reads. */
 static sd_status fits_table(const sd_calibration *f, size_t n, sd_table **out, sd_error *err)
 {
-    static const char *const cols[] = { "model", "hardware", "granularity", "rows", "eta_flops", "eta_flops_se",
-                                        "eta_bw", "eta_bw_se", "overhead", "overhead_se", "rms_rel_residual",
-                                        "max_rel_residual" };
-    sd_status st = cli_table(12, cols, out, err);
-    for (size_t i = 0; i < n && st == SD_OK; i++) {
-        const sd_cell row[] = { sd_text(f[i].model), sd_text(f[i].hardware), sd_text(f[i].granularity),
-                                sd_int((long long)f[i].rows),
-                                sd_real(f[i].eta_flops), sd_real(f[i].se_eta_flops), sd_real(f[i].eta_bw),
-                                sd_real(f[i].se_eta_bw), sd_real(f[i].overhead), sd_real(f[i].se_overhead),
-                                sd_real(f[i].rms_rel_residual), sd_real(f[i].max_rel_residual) };
+    const char *const *tn = sd_calibrate_term_names(), *const *hn = sd_calibrate_hold_names();
+    enum { NT = SD_CAL_NTERMS, NCOL = 4 + 3 * NT + NT * (NT + 1) / 2 + 4 };
+    static char names[NCOL][48];
+    const char *cols[NCOL];
+    size_t k = 0;
+    cols[k++] = "model", cols[k++] = "hardware", cols[k++] = "granularity", cols[k++] = "rows";
+    for (int i = 0; i < NT; i++) {
+        cols[k++] = tn[i];
+        snprintf(names[k], 48, "%s_se", tn[i]), cols[k] = names[k], k++;
+        snprintf(names[k], 48, "%s_fit", tn[i]), cols[k] = names[k], k++;
+    }
+    for (int i = 0; i < NT; i++)
+        for (int j = i; j < NT; j++)
+            snprintf(names[k], 48, "cov_%s_%s", tn[i], tn[j]), cols[k] = names[k], k++;
+    cols[k++] = "rms_rel_residual", cols[k++] = "max_rel_residual", cols[k++] = "loo_median", cols[k++] = "loo_max";
+    sd_status st = cli_table(NCOL, cols, out, err);
+    for (size_t r = 0; r < n && st == SD_OK; r++) {
+        sd_cell row[NCOL];
+        k = 0;
+        row[k++] = sd_text(f[r].model), row[k++] = sd_text(f[r].hardware), row[k++] = sd_text(f[r].granularity);
+        row[k++] = sd_int((long long)f[r].rows);
+        for (int i = 0; i < NT; i++) {
+            row[k++] = sd_real(f[r].value[i]);
+            row[k++] = sd_real(f[r].se[i]);
+            row[k++] = sd_text(hn[f[r].hold[i]]);
+        }
+        for (int i = 0; i < NT; i++)
+            for (int j = i; j < NT; j++)
+                row[k++] = sd_real(f[r].cov[i][j]);
+        row[k++] = sd_real(f[r].rms_rel_residual), row[k++] = sd_real(f[r].max_rel_residual);
+        row[k++] = sd_real(f[r].loo_median), row[k++] = sd_real(f[r].loo_max);
         st = sd_table_add(*out, row, err);
     }
     return st;
@@ -50,61 +77,86 @@ static sd_status save(const char *path, const sd_calibration *f, size_t n, sd_er
     return st;
 }
 
-static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred, const sd_calibration *f,
-                            size_t nf, sd_table **out, sd_error *err)
+/* One note per fit: its terms (value +- se, or how held) and its errors. */
+static sd_status fit_note(const sd_calibration *c, sd_table *t, sd_error *err)
 {
-    static const char *const cols[] = { "model", "hardware", "batch", "context", "tokens", "tp", "seconds",
-                                        "predicted", "rel_residual", "eta_flops", "eta_flops_se", "eta_bw",
-                                        "eta_bw_se", "overhead", "overhead_se" };
-    sd_status st = cli_table(15, cols, out, err);
+    const char *const *tn = sd_calibrate_term_names(), *const *hn = sd_calibrate_hold_names();
+    char terms[1024] = "";
+    for (int i = 0; i < SD_CAL_NTERMS; i++) {
+        size_t l = strlen(terms);
+        double v = c->value[i];
+        if (c->hold[i] == SD_CAL_FITTED)
+            snprintf(terms + l, sizeof terms - l, "%s %.4g +- %.2g, ", tn[i], v, c->se[i]);
+        else if (i == SD_CAL_HOP_LATENCY && v < 0.0)
+            snprintf(terms + l, sizeof terms - l, "%s the hardware's (%s), ", tn[i], hn[c->hold[i]]);
+        else
+            snprintf(terms + l, sizeof terms - l, "%s %.4g (%s), ", tn[i], v, hn[c->hold[i]]);
+    }
+    sd_status st = sd_table_note(t, err, "%s on %s, %zu rows: %srelative residuals rms %.3g, max %.3g; leave-one-out "
+                                 "|error| median %.3g, max %.3g.", c->model, c->hardware, c->rows, terms,
+                                 c->rms_rel_residual, c->max_rel_residual, c->loo_median, c->loo_max);
+    if (st == SD_OK && c->max_rel_residual > 0.1)
+        st = sd_table_note(t, err, "%s on %s: a row is off by more than 10%%: the model does not describe these times; "
+                           "look at the rows with the largest residuals.", c->model, c->hardware);
+    return st;
+}
+
+static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred, const double *loo,
+                            const sd_calibration *f, size_t nf, sd_table **out, sd_error *err)
+{
+    static const char *const cols[] = { "model", "hardware", "batch", "context", "tokens", "tp", "graphs", "seconds",
+                                        "predicted", "rel_residual", "loo_predicted", "loo_rel_error" };
+    sd_status st = cli_table(12, cols, out, err);
     for (size_t i = 0; i < n && st == SD_OK; i++) {
-        const sd_calibration *c = sd_calibrate_find(f, nf, r[i].model, r[i].hardware);
         const sd_cell row[] = { sd_text(r[i].model), sd_text(r[i].hardware), sd_int((long long)r[i].batch),
                                 sd_int((long long)r[i].context), sd_int((long long)r[i].tokens),
-                                sd_int((long long)r[i].tp), sd_real(r[i].seconds), sd_real(pred[i]),
-                                sd_real((pred[i] - r[i].seconds) / r[i].seconds), sd_real(c->eta_flops),
-                                sd_real(c->se_eta_flops), sd_real(c->eta_bw), sd_real(c->se_eta_bw),
-                                sd_real(c->overhead), sd_real(c->se_overhead) };
+                                sd_int((long long)r[i].tp), sd_text(r[i].graphs ? "on" : "off"),
+                                sd_real(r[i].seconds), sd_real(pred[i]),
+                                sd_real((pred[i] - r[i].seconds) / r[i].seconds), sd_real(loo[i]),
+                                sd_real((loo[i] - r[i].seconds) / r[i].seconds) };
         st = sd_table_add(*out, row, err);
     }
-    for (size_t i = 0; i < nf && st == SD_OK; i++) {
-        const sd_calibration *c = &f[i];
-        st = sd_table_note(*out, err,
-                           "%s on %s, %zu rows: eta_flops %.4g +- %.2g%s, eta_bw %.4g +- %.2g%s, overhead %.3g +- %.2g s%s; "
-                           "relative residuals: rms %.3g, max %.3g.",
-                           c->model, c->hardware, c->rows, c->eta_flops, c->se_eta_flops,
-                           c->held_flops ? " (held: no row is compute-bound)" : "", c->eta_bw, c->se_eta_bw,
-                           c->held_bw ? " (held: no row is memory-bound)" : "", c->overhead, c->se_overhead,
-                           c->held_overhead ? " (held: the rows ask for less than 0)" : "", c->rms_rel_residual,
-                           c->max_rel_residual);
-        if (st == SD_OK && c->max_rel_residual > 0.1)
-            st = sd_table_note(*out, err, "%s on %s: a row is off by more than 10%%: the model does not describe "
-                               "these times; look at the rows with the largest residuals.", c->model, c->hardware);
-    }
+    for (size_t i = 0; i < nf && st == SD_OK; i++)
+        st = fit_note(&f[i], *out, err);
     return st;
 }
 
 sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err)
 {
-    sd_cost_params start = sd_cost_defaults();
+    sd_calibrate_request rq = { .presets = p, .start = sd_cost_defaults() };
     sd_step_time *rows = NULL;
     sd_calibration *fits = NULL;
-    double *pred = NULL;
+    double *pred = NULL, *loo = NULL;
     size_t n = 0, nf = 0;
+    int by = 0;
     sd_status st;
-    if ((st = cli_cost_params(a, 1, &start, err)) != SD_OK ||
+    if ((st = cli_cost_params(a, 1, &rq.start, err)) != SD_OK ||
+        (st = cli_choice(a, "--calibrate-by", BY, &by, err)) != SD_OK ||
+        (cli_given(a, "--launch") && (st = cli_number(a, &CLI_LAUNCH, &rq.start.launch, err)) != SD_OK) ||
         (st = sd_calibrate_load_times(cli_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
         return st;
-    if ((pred = calloc(n ? n : 1, sizeof *pred)) == NULL)
+    rq.by = (sd_calibrate_by)by;
+    if (rq.by == SD_CALIBRATE_BY_FAMILY) {
+        for (int i = 0; i < SD_CAL_NTERMS; i++)
+            rq.fit[i] = 1;
+        /* the priors a term the rows cannot identify keeps (doc/roofline.md cites them) */
+        if (!cli_given(a, "--launch"))
+            rq.start.launch = 1.2e-6;  /* per kernel in a graph replay */
+        rq.start.launch_eager = 5.75e-6; /* per kernel launched from the host */
+    }
+    rq.rows = rows;
+    rq.nrows = n;
+    pred = calloc(n ? n : 1, sizeof *pred);
+    loo = calloc(n ? n : 1, sizeof *loo);
+    if (pred == NULL || loo == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
         st = sd_status_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
-    else if ((st = sd_calibrate(&(sd_calibrate_request){ .presets = p, .rows = rows, .nrows = n, .start = start },
-                                 &fits, &nf, pred, err)) != SD_OK) {
+    else if ((st = sd_calibrate(&rq, &fits, &nf, pred, loo, err)) != SD_OK) {
         char msg[sizeof err->msg]; /* the library's message, with the file */
         snprintf(msg, sizeof msg, "%s", err->msg);
         sd_status_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
-    } else if ((st = rows_table(rows, n, pred, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
+    } else if ((st = rows_table(rows, n, pred, loo, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
         st = save(cli_value(a, "--save-calibration"), fits, nf, err);
     if (st != SD_OK) {
         sd_table_free(*out);
@@ -113,5 +165,6 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
     free(rows);
     free(fits);
     free(pred);
+    free(loo);
     return st;
 }

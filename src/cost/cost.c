@@ -18,8 +18,8 @@ const char *const *sd_cost_granularity_names(void) { return GRANULARITIES; }
 
 sd_cost_params sd_cost_defaults(void)
 {
-    return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .tp = 1.0,
-                             .granularity = SD_GRANULARITY_OPERATOR };
+    return (sd_cost_params){ .eta_flops = 0.5, .eta_bw = 0.8, .overhead = 20e-6, .launch = 0.0, .launch_eager = 0.0,
+                             .hop_latency = -1.0, .graphs = 1, .tp = 1.0, .granularity = SD_GRANULARITY_OPERATOR };
 }
 
 sd_roofline_request sd_cost_roofline_defaults(void)
@@ -50,14 +50,43 @@ static void roof(sd_cost_op *op, const char *name, double count, double flops, d
 }
 
 /* The two all-reduces per layer of M d activations, as rings over N GPUs. */
-static double all_reduce_seconds(const sd_model_spec *m, const sd_hardware *h, double tp, double tokens, double *bytes)
+static double all_reduce_seconds(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                                 double tokens, double *bytes)
 {
+    const double tp = cp->tp, hop = cp->hop_latency >= 0.0 ? cp->hop_latency : h->link_latency;
     *bytes = 0.0;
     if (tp <= 1.0)
         return 0.0;
     double ring = tokens * m->d_model * sd_dtype_bytes(m->act);
     *bytes = 2.0 * m->layers * 2.0 * (tp - 1.0) / tp * ring;
-    return 2.0 * m->layers * (2.0 * (tp - 1.0) / tp * ring / h->link_bandwidth + tp * h->link_latency);
+    return 2.0 * m->layers * (2.0 * (tp - 1.0) / tp * ring / h->link_bandwidth + tp * hop);
+}
+
+/* The kernels each operator launches per run (cost.h), read off vLLM's
+ * forward passes: LlamaDecoderLayer and MixtralDecoderLayer with their
+ * attention and MLP modules, and the fused MoE path. */
+static const struct {
+    const char *op;
+    double dense, experts; /* kernels per run, dense model and mixture of experts */
+    int per_layer;         /* run once per layer (else once per pass) */
+} KERNELS[] = {
+    { .op = "embedding", .dense = 1, .experts = 1, .per_layer = 0 },
+    { .op = "qkv_proj", .dense = 2, .experts = 2, .per_layer = 1 },  /* QKV GEMM, rotary embedding */
+    { .op = "attention", .dense = 2, .experts = 2, .per_layer = 1 }, /* cache write, attention */
+    { .op = "out_proj", .dense = 1, .experts = 1, .per_layer = 1 },
+    { .op = "router", .dense = 0, .experts = 2, .per_layer = 1 },    /* gate GEMM, top-k softmax */
+    { .op = "mlp", .dense = 2, .experts = 3, .per_layer = 1 },       /* gate-up and down GEMMs (+ expert alignment) */
+    { .op = "norm_act", .dense = 3, .experts = 3, .per_layer = 1 },  /* two fused add-RMSNorms, SiLU-and-multiply */
+    { .op = "lm_head", .dense = 2, .experts = 2, .per_layer = 0 },   /* final RMSNorm, GEMM */
+};
+
+double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp)
+{
+    int moe = m->experts > 1.0;
+    double k = cp->tp > 1.0 ? 2.0 * m->layers : 0.0; /* one kernel per all-reduce */
+    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++)
+        k += (moe ? KERNELS[i].experts : KERNELS[i].dense) * (KERNELS[i].per_layer ? m->layers : 1.0);
+    return k;
 }
 
 /* The operators of one layer, then embedding and LM head (cost.h). */
@@ -116,9 +145,11 @@ size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_
         k = 1;
     } else
         k = operator_ops(m, h, cp, batch, n, context, ops);
-    double bytes, t = all_reduce_seconds(m, h, cp->tp, batch * n, &bytes);
+    double bytes, t = all_reduce_seconds(m, h, cp, batch * n, &bytes), kernels = sd_cost_kernels(m, cp);
     if (cp->tp > 1.0)
         ops[k++] = (sd_cost_op){ .name = "all_reduce", .count = 2.0 * m->layers, .bytes = bytes, .seconds = t };
+    ops[k++] = (sd_cost_op){ .name = "launch", .count = kernels,
+                             .seconds = kernels * (cp->graphs ? cp->launch : cp->launch_eager) };
     ops[k++] = (sd_cost_op){ .name = "overhead", .count = 1, .seconds = cp->overhead };
     return k;
 }
@@ -173,11 +204,13 @@ static double draft_context(const sd_roofline_request *rq, double context)
 int sd_cost_fits(const sd_roofline_request *rq, double batch, double context, double gamma)
 {
     const sd_model_spec *t = rq->target, *d = rq->draft;
-    double weights = t->params_total * sd_dtype_bytes(t->weight);
-    if (d != t)
+    const double tokens = context + gamma + 1.0;
+    double weights = t->params_total * sd_dtype_bytes(t->weight), kv = batch * tokens * sd_cost_kv_per_token(t);
+    if (d != t) {
         weights += d->params_total * sd_dtype_bytes(d->weight);
-    double kv = batch * ((context + gamma + 1.0) * sd_cost_kv_per_token(t) +
-                         draft_context(rq, context + gamma + 1.0) * sd_cost_kv_per_token(d));
+        kv += batch * draft_context(rq, tokens) * sd_cost_kv_per_token(d);
+    } else if (rq->draft_window > 0.0) /* self-speculation: only a windowed draft keeps a cache of its own */
+        kv += batch * draft_context(rq, tokens) * sd_cost_kv_per_token(d);
     return weights + kv <= rq->hardware->memory * rq->params.tp;
 }
 

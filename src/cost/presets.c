@@ -58,6 +58,7 @@ static const sd_records_col HARDWARE_COLS[] = {
     POS("memory_gb", H(memory), 1e9, 1e9),
     POS("link_gbs", H(link_bandwidth), 1e9, 1e9),
     POS("link_latency_us", H(link_latency), 1e6, 1e-6),
+    { .col = "family", .kind = SD_RECORDS_NAME, .offset = H(family), .optional = 1 },
 };
 
 sd_status sd_presets_load_models(const char *path, sd_model_spec **out, size_t *n, sd_error *err)

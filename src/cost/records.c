@@ -23,6 +23,13 @@ static sd_status read_field(const char *path, const sd_tsv_row *r, const sd_reco
     }
     if (c->kind == SD_RECORDS_DTYPE)
         return sd_dtype_parse(where, field, (sd_dtype *)(void *)(rec + c->offset), err);
+    if (c->kind == SD_RECORDS_SWITCH) {
+        int on = strcmp(field, "on") == 0;
+        if (!on && strcmp(field, "off") != 0)
+            return sd_status_fail(err, SD_EINVAL, "%s: '%s' is neither on nor off", where, field);
+        memcpy(rec + c->offset, &on, sizeof on);
+        return SD_OK;
+    }
     double *x = (double *)(void *)(rec + c->offset), v;
     if (c->dash && strcmp(field, "-") == 0) {
         *x = 0.0;
@@ -55,8 +62,13 @@ sd_status sd_records_load(const char *path, const sd_records_layout *layout, voi
         if (layout->line_offset != (size_t)-1)
             memcpy(r + layout->line_offset, &t.row[i].line, sizeof t.row[i].line);
         for (size_t j = 0; j < ncols && st == SD_OK; j++)
-            if (idx[j] == (size_t)-1)
+            if (idx[j] == (size_t)-1 && cols[j].kind == SD_RECORDS_SWITCH) {
+                int on = cols[j].dflt > 0.5;
+                memcpy(r + cols[j].offset, &on, sizeof on);
+            } else if (idx[j] == (size_t)-1 && cols[j].kind == SD_RECORDS_NUMBER)
                 memcpy(r + cols[j].offset, &cols[j].dflt, sizeof(double));
+            else if (idx[j] == (size_t)-1)
+                ; /* a name stays "" (calloc'd) */
             else
                 st = read_field(path, &t.row[i], &cols[j], t.row[i].field[idx[j]], r, err);
     }

@@ -14,13 +14,14 @@
 #include "specdec/status.h"
 
 #define SD_RECORDS_MAX 100000 /* rows a file may hold */
-#define SD_RECORDS_COLUMNS 32 /* columns a table may describe */
+#define SD_RECORDS_COLUMNS 64 /* columns a table may describe */
 
 /* How one column becomes a field of a record. */
 typedef enum {
     SD_RECORDS_NAME,   /* text of 1 to 63 characters into a char[64] */
     SD_RECORDS_NUMBER, /* a number in [min, max] (whole when whole), times scale, into a double */
     SD_RECORDS_DTYPE,  /* a number type's name (dtype.h) into an sd_dtype */
+    SD_RECORDS_SWITCH, /* "on" or "off" into an int, 1 or 0 */
 } sd_records_kind;
 
 /* One column; name its fields in the table (designated initializers). */
@@ -32,7 +33,7 @@ typedef struct {
     int whole;           /* numbers: whole numbers only */
     double scale;        /* numbers: the file's unit in SI units (1: as written) */
     int dash;            /* numbers: "-" stands for 0 */
-    int optional;        /* the column may be missing: every record then gets dflt */
+    int optional;        /* the column may be missing: every record then gets dflt (a name: "") */
     double dflt;
 } sd_records_col;
 

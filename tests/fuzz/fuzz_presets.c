@@ -60,7 +60,20 @@ static const col TIMES[] = { NAME("model"),
 static const col CALIBRATIONS[] = { NAME("model"), NAME("hardware"), NAME("granularity"),
                                     { "eta_flops", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
                                     { "eta_bw", K_NUM, 1e-3, 1, 0, 0, 1, 0 },
-                                    { "overhead", K_NUM, 0, 1, 0, 0, 1, 0 } };
+                                    { "overhead", K_NUM, 0, 1, 0, 0, 1, 0 },
+                                    /* optional columns a save holds (calibrate.h) */
+                                    { "rows", K_NUM, 0, 1e9, 1, 1, 1, 0 },
+                                    { "eta_flops_se", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "eta_bw_se", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "overhead_se", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "launch", K_NUM, 0, 1, 0, 1, 1, 0 },
+                                    { "launch_se", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "launch_eager", K_NUM, 0, 1, 0, 1, 1, 0 },
+                                    { "hop_latency", K_NUM, -1, 1, 0, 1, 1, -1 },
+                                    { "rms_rel_residual", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "max_rel_residual", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "loo_median", K_NUM, 0, 1e6, 0, 1, 1, 0 },
+                                    { "loo_max", K_NUM, 0, 1e6, 0, 1, 1, 0 } };
 static const col ALPHAS[] = { { "context", K_NUM, 0, 16777216, 0, 0, 1, 0 }, { "alpha", K_NUM, 0, 1, 0, 0, 1, 0 } };
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -77,7 +90,7 @@ static int reference(const ref_tsv *ref, const col *cols, size_t ncols, double *
     if (ref->nrows == 0)
         return 0; /* no header line */
     const ref_row *head = &ref->row[0];
-    size_t idx[16];
+    size_t idx[32];
     for (size_t j = 0; j < ncols; j++)
         if ((idx[j] = ref_column(head, cols[j].col)) == (size_t)-1 && !cols[j].optional)
             return 0;
@@ -281,10 +294,14 @@ static void fuzz_calibrations(const char *path, const ref_tsv *ref)
     CHECK(n == rows, "%zu calibrations; the file has %zu rows", n, rows);
     for (size_t i = 0; i < n; i++) {
         const double *w = &v[i * N(CALIBRATIONS)];
-        check_value(c[i].eta_flops, w[3], "calibration", i, "eta_flops");
-        check_value(c[i].eta_bw, w[4], "calibration", i, "eta_bw");
-        check_value(c[i].overhead, w[5], "calibration", i, "overhead");
-        CHECK(sd_calibrate_find(c, n, c[i].model, c[i].hardware) <= &c[i], "sd_calibrate_find misses row %zu", i);
+        check_value(c[i].value[SD_CAL_ETA_FLOPS], w[3], "calibration", i, "eta_flops");
+        check_value(c[i].value[SD_CAL_ETA_BW], w[4], "calibration", i, "eta_bw");
+        check_value(c[i].value[SD_CAL_OVERHEAD], w[5], "calibration", i, "overhead");
+        sd_model_spec ms = { .name = "" };
+        sd_hardware hs = { .name = "" };
+        memcpy(ms.name, c[i].model, sizeof ms.name);
+        memcpy(hs.name, c[i].hardware, sizeof hs.name);
+        CHECK(sd_calibrate_find(c, n, &ms, &hs) <= &c[i], "sd_calibrate_find misses row %zu", i);
     }
     free(c);
     free(v);

@@ -206,11 +206,11 @@ START_TEST(memory_fit)
     ck_assert_int_eq(sd_cost_fits(&rq, 1, 1024, 5), 1); /* 16 GB, not 32 */
     double kv = sd_cost_kv_per_token(&L8B); /* 131072 bytes: 2 x 32 x 8 x 128 x 2 */
     ck_assert_double_eq(kv, 131072.0);
-    double batch = floor((80e9 - 8.03e9 * 2) / (2 * kv * (32768 + 6))); /* both full caches just fit */
+    double batch = floor((80e9 - 8.03e9 * 2) / (kv * (32768 + 6))); /* the shared cache, once, just fits */
     ck_assert_int_eq(sd_cost_fits(&rq, batch, 32768, 5), 1);
     ck_assert_int_eq(sd_cost_fits(&rq, batch + 1, 32768, 5), 0);
     rq.draft_window = 512;
-    double wbatch = floor((80e9 - 8.03e9 * 2) / (kv * (32768 + 6 + 512)));
+    double wbatch = floor((80e9 - 8.03e9 * 2) / (kv * (32768 + 6 + 512))); /* plus the window's own cache */
     ck_assert_int_eq(sd_cost_fits(&rq, wbatch, 32768, 5), 1);
     ck_assert_int_eq(sd_cost_fits(&rq, wbatch + 1, 32768, 5), 0);
 }
@@ -325,7 +325,20 @@ START_TEST(layer_by_hand)
         sum += ops[i].seconds;
     ck_assert_double_eq(sum, sd_cost_step_time(&L8B, &H100, &cp, 1, 1, 1024, NULL));
     ck_assert_double_eq(op_named(ops, n, "overhead")->seconds, 20e-6);
-    ck_assert_uint_eq(n, 8); /* no router, no all-reduce */
+    ck_assert_uint_eq(n, 9); /* no router, no all-reduce; the launch row */
+    /* launches: 10 kernels a dense layer and 3 a pass (cost.h's table), 323 for 32 layers, at launch or
+     * launch_eager a kernel by the graphs switch */
+    ck_assert_double_eq(sd_cost_kernels(&L8B, &cp), 323);
+    ck_assert_double_eq(op_named(ops, n, "launch")->count, 323);
+    ck_assert_double_eq(op_named(ops, n, "launch")->seconds, 0);
+    sd_cost_params lc = cp;
+    lc.launch = 2e-6, lc.launch_eager = 5e-6;
+    double base = sd_cost_step_time(&L8B, &H100, &cp, 1, 1, 1024, NULL);
+    ck_assert_double_eq_tol(sd_cost_step_time(&L8B, &H100, &lc, 1, 1, 1024, NULL) - base, 323 * 2e-6, 1e-12);
+    lc.graphs = 0;
+    ck_assert_double_eq_tol(sd_cost_step_time(&L8B, &H100, &lc, 1, 1, 1024, NULL) - base, 323 * 5e-6, 1e-12);
+    lc.tp = 2; /* two all-reduce kernels a layer more */
+    ck_assert_double_eq(sd_cost_kernels(&L8B, &lc), 323 + 64);
 }
 END_TEST
 
@@ -364,12 +377,12 @@ START_TEST(tensor_parallel)
     sd_cost_params one = sd_cost_defaults();
     sd_cost_op o1[SD_COST_MAX_OPS], oN[SD_COST_MAX_OPS];
     size_t n1 = sd_cost_breakdown(&TARGET, &H100, &one, 1, 1, 0, o1);
-    ck_assert_uint_eq(n1, 8); /* TP 1: no all-reduce */
+    ck_assert_uint_eq(n1, 9); /* TP 1: no all-reduce */
     for (double N = 2; N <= 8; N *= 2) {
         sd_cost_params cp = one;
         cp.tp = N;
         size_t nN = sd_cost_breakdown(&TARGET, &H100, &cp, 1, 1, 0, oN);
-        ck_assert_uint_eq(nN, 9);
+        ck_assert_uint_eq(nN, 10);
         /* the MLP's weights: 3 x 8192 x 28672 x 2 bytes a layer, split N ways;
          * its activation rows: in and out (2 x 8192) and the three wide rows (3 x 28672 / N) */
         double w = 3.0 * 8192 * 28672 * 2;
