@@ -20,6 +20,9 @@ _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-token
 # Sampling settings of overlap and simulate (issue 13).
 _specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
 
+# The cost options of every command the roofline presets cost (tree, fit, roofline).
+_specdec_cost_options="--granularity --tp --draft-kv-window --graphs --eta-flops --eta-bw --overhead --launch --calibration"
+
 # Options that take no value; every other option takes one.
 _specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware --per-row"
 
@@ -29,16 +32,16 @@ _specdec_options()
     speedup)  echo "--alpha --cost --gamma --mu --from --acceptance --format --help" ;;
     optimal)  echo "--alpha --cost --from --acceptance --format --help" ;;
     expect)   echo "--alpha --gamma --format --help" ;;
-    tree)     echo "--tree --optimal --budget --depth --sglang-grid --steps --topk --num-draft-tokens --alpha --acceptance-rank --acceptance-file --cost --target --draft --hardware --batch --context --format --help" ;;
+    tree)     echo "--tree --optimal --budget --depth --sglang-grid --steps --topk --num-draft-tokens --alpha --acceptance-rank --acceptance-file --cost --target --draft --hardware --batch --context $_specdec_cost_options --format --help" ;;
     overlap)  echo "--drafts --p-npy --q-npy --input --per-row --ranks --children --export-acceptance $_specdec_sampling_options --format --help" ;;
     metrics)  echo "--alpha --mean-acceptance-length --acceptance-rate --gamma --export --acceptance --format --help" ;;
     markov)   echo "--alpha-easy --alpha-hard --stay --gamma --cost --format --help" ;;
     simulate) echo "--gamma --policy --threshold --gamma-max --drafts --tree --children --tokens --threads --export-prometheus --corpus --order --draft-order --export-npy --p-npy --q-npy --input ${_specdec_sampling_options#--temperature } $_specdec_model_options --shard --sweep --format --help" ;;
-    fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --export-profile --format --help" ;;
+    fit)      echo "--input-format --select --since --gamma --gamma-max --cost --target --draft --hardware --batch --context --report --level --replicates --seed --export-profile $_specdec_cost_options --format --help" ;;
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
-    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --granularity --tp --draft-kv-window --verify-tokens --graphs --eta-flops --eta-bw --overhead --launch --calibration --breakdown --schedule --export --counts --counts-gamma --calibrate --calibrate-by --save-calibration --list-models --list-hardware --models-file --hardware-file --format --help" ;;
+    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --verify-tokens --breakdown --schedule --export --counts --counts-gamma --calibrate --calibrate-by --save-calibration --list-models --list-hardware --models-file --hardware-file $_specdec_cost_options --format --help" ;;
     merge)    echo "--format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
     esac

@@ -1,7 +1,12 @@
 #!/bin/sh
-# published.sh -- specdec's roofline against the published measurements in
-# data/published-measurements.tsv: one Markdown row per measurement with
-# specdec's prediction at the defaults (eta_F 0.5, eta_BW 0.8, t0 20 us).
+# published.sh -- specdec against the published measurements, as Markdown tables:
+#   the decode-step times of data/published-steps.tsv (the rows the shipped calibration,
+#   data/cost-defaults.tsv, is fitted to): measured, the uncalibrated roofline (eta_F 0.5,
+#   eta_BW 0.8, t0 20 us, no launch cost), the shipped fit, and each row's leave-one-out
+#   prediction (the fit redone without it: `roofline --calibrate --calibrate-by family`);
+#   the speed-ups of data/published-speedups.tsv (never fitted: out of sample): measured,
+#   uncalibrated and with the shipped calibration (and its 90% band), at the stated acceptance,
+#   for the chain of gamma drafts (`tree --tree chain:G`: the improvement even where it is below 1).
 #
 # usage: sh examples/published.sh [SPECDEC] [DATA_DIR]
 #   (defaults: build/specdec and data/ of this checkout)
@@ -9,23 +14,53 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 specdec=${1:-$here/build/specdec}
 data=${2:-$here/data}
-echo "| id | setting | measured | specdec | difference |"
-echo "|---|---|---:|---:|---:|"
-grep -v '^#' "$data/published-measurements.tsv" | tail -n +2 |
-while IFS="$(printf '\t')" read -r id source kind target draft hw tp batch context gamma alpha window measured; do
-    setting="$target, $hw x $tp, batch $batch, context $context"
-    if [ "$kind" = step_ms ]; then
-        got=$("$specdec" --data "$data" roofline --eta-flops 0.5 --target "$target" --draft "$target" --hardware "$hw" --tp "$tp" \
-            --batch "$batch" --context "$context" --breakdown --format tsv |
-            awk -F'\t' '$1 == "target" && $6 == "total" { printf "%.2f", $10 * 1000 }')
-        unit=" ms"
-    else
-        setting="$setting, $draft draft (window $window), gamma $gamma, alpha $alpha"
-        got=$("$specdec" --data "$data" roofline --eta-flops 0.5 --target "$target" --draft "$draft" --draft-kv-window "$window" \
-            --hardware "$hw" --tp "$tp" --batch "$batch" --context "$context" --gamma "$gamma" --alpha "$alpha" \
-            --format tsv | awk -F'\t' 'NR == 2 { printf "%.2f", $8 }')
-        unit="x"
+tab=$(printf '\t')
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.0f%%", 100 * (a - b) / b }'; }
+
+# one pass's seconds from --breakdown (the target's total row)
+step_ms() {
+    "$specdec" --data "$data" roofline "$@" --breakdown --format tsv |
+        awk -F'\t' '$1 == "target" && $6 == "total" { printf "%.2f", $10 * 1000 }'
+}
+
+echo "| id | setting | measured | uncalibrated | shipped fit | leave-one-out |"
+echo "|---|---|---:|---:|---:|---:|"
+"$specdec" --data "$data" roofline --calibrate "$data/published-steps.tsv" --calibrate-by family --format tsv |
+    tail -n +2 | cut -f9,11 >"$tmp/fit"
+grep -v '^#' "$data/published-steps.tsv" | tail -n +2 | paste - "$tmp/fit" |
+while IFS="$tab" read -r id source model hw tp batch context tokens graphs seconds fitted loo; do
+    setting="$model, $hw x $tp, batch $batch, context $context ($source)"
+    measured=$(awk -v s="$seconds" 'BEGIN { printf "%.2f", s * 1000 }')
+    today=$(step_ms --eta-flops 0.5 --target "$model" --draft "$model" --hardware "$hw" --tp "$tp" --graphs "$graphs" \
+        --batch "$batch" --context "$context")
+    fit=$(awk -v s="$fitted" 'BEGIN { printf "%.2f", s * 1000 }')
+    out=$(awk -v s="$loo" 'BEGIN { printf "%.2f", s * 1000 }')
+    echo "| $id | $setting | $measured ms | $today ms ($(pct "$today" "$measured")) | $fit ms ($(pct "$fit" "$measured")) | $out ms ($(pct "$out" "$measured")) |"
+done
+
+echo
+echo "| id | setting | stated acceptance | measured | uncalibrated | shipped calibration |"
+echo "|---|---|---|---:|---:|---:|"
+grep -v '^#' "$data/published-speedups.tsv" | tail -n +2 |
+while IFS="$tab" read -r id source target draft hw tp batch context gamma stated stated_as window measured; do
+    alpha=$stated
+    if [ "$stated_as" = mean_length ]; then
+        alpha=$("$specdec" metrics --mean-acceptance-length "$stated" --gamma "$gamma" --format tsv |
+            awk -F'\t' 'NR == 2 { printf "%.4f", $1 }')
     fi
-    diff=$(awk -v a="$got" -v b="$measured" 'BEGIN { printf "%+.0f%%", 100 * (a - b) / b }')
-    echo "| $id ($source) | $setting | $measured$unit | $got$unit | $diff |"
+    setting="$target + $draft draft, $hw x $tp, batch $batch, context $context, gamma $gamma ($source)"
+    win=""
+    [ "$window" = - ] || { win="--draft-kv-window $window"; setting="$setting, draft window $window"; }
+    speedup() { # the chain of gamma drafts at alpha: improvement, then its band (tree --tree chain:G)
+        # shellcheck disable=SC2086 # $win is empty or two words
+        "$specdec" --data "$data" tree --tree "chain:$gamma" --alpha "$alpha" "$@" --target "$target" --draft "$draft" \
+            $win --hardware "$hw" --tp "$tp" --batch "$batch" --context "$context" --format tsv |
+            awk -F'\t' 'NR == 2 { printf "%.2f %s %s", $7, $8, $9 }'
+    }
+    today=$(speedup --eta-flops 0.5 | cut -d' ' -f1)
+    set -- $(speedup)
+    band=$(awk -v l="$2" -v h="$3" 'BEGIN { printf "%.2f-%.2f", l, h }')
+    echo "| $id | $setting | $stated_as $stated (alpha $alpha) | ${measured}x | ${today}x ($(pct "$today" "$measured")) | ${1}x ($(pct "$1" "$measured"); band $band) |"
 done

@@ -146,17 +146,47 @@ while IFS='|' read -r status name pattern args; do
     fi
 done < "$CASES"
 done
-# examples/published.sh: one row per published measurement, each with specdec's number.
+# examples/published.sh: one row per published step time and speed-up, each with specdec's numbers
+# (a percentage against the measurement in every prediction column).
 sh "$ROOT/examples/published.sh" "$SPECDEC" "$D" > "$T/out" 2> "$T/err"
 got=$?
-want=$(grep -v '^#' "$D/published-measurements.tsv" | tail -n +2 | wc -l)
-rows=$(grep -c '^| [DS][0-9]' "$T/out")
-if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 5 ] &&
-   ! grep -q '| ms |\|| x |\|nan\|inf' "$T/out"; then
+want=$(for f in published-steps published-speedups; do grep -v '^#' "$D/$f.tsv" | tail -n +2; done | wc -l)
+rows=$(grep -c '^| [DSV][0-9]' "$T/out")
+short=$(awk '/^\| [DSV][0-9]/ && gsub(/%[);]/, "&") < 2' "$T/out" | wc -l)
+if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 50 ] && [ "$short" -eq 0 ] &&
+   ! grep -q '| ms\|| x\|nan\|inf' "$T/out"; then
     pass=$((pass + 1))
 else
     fail=$((fail + 1))
-    echo "FAIL published.sh: exit $got, $rows rows of $want, stderr '$(head -n 1 "$T/err")'"
+    echo "FAIL published.sh: exit $got, $rows rows of $want, $short without predictions, stderr '$(head -n 1 "$T/err")'"
+fi
+
+# The shipped calibration is the fit of the shipped data: refitting published-steps.tsv by family
+# gives cost-defaults.tsv's cells (text alike, numbers within 1e-9 relative: other compilers' rounding).
+"$SPECDEC" --data "$D" roofline --calibrate "$D/published-steps.tsv" --calibrate-by family \
+    --save-calibration "$T/fresh.tsv" > /dev/null 2> "$T/err"
+got=$?
+differ=$(awk -F'\t' 'NR == FNR { for (i = 1; i <= NF; i++) a[FNR, i] = $i; n[FNR] = NF; next }
+    { if (NF != n[FNR]) { bad++; next }
+      for (i = 1; i <= NF; i++) { x = a[FNR, i]; y = $i
+          if (x == y) continue
+          if (x + 0 == x && y + 0 == y && (x - y) * (x - y) <= 1e-18 * (x * x + y * y)) continue
+          bad++ } }
+    END { print bad + 0 + (FNR != length(n)) }' "$T/fresh.tsv" "$D/cost-defaults.tsv")
+if [ "$got" -eq 0 ] && [ "$differ" -eq 0 ] && [ "$(wc -l < "$T/fresh.tsv")" -ge 5 ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL shipped-calibration: exit $got, $differ cells differ from a fresh fit of published-steps.tsv, stderr '$(head -n 1 "$T/err")'"
+fi
+# ... and a control: one step time changed by 20% must move the fit
+awk -F'\t' 'BEGIN { OFS = FS } $1 == "D20" { $10 *= 1.2 } { print }' "$D/published-steps.tsv" > "$T/moved.tsv"
+"$SPECDEC" --data "$D" roofline --calibrate "$T/moved.tsv" --calibrate-by family --save-calibration "$T/moved-fit.tsv" > /dev/null 2>&1
+if ! cmp -s "$T/moved-fit.tsv" "$D/cost-defaults.tsv" && [ -s "$T/moved-fit.tsv" ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL shipped-calibration control: a changed step time left the fit as shipped"
 fi
 
 # Without gnuplot the figure's data and script are still written, one line

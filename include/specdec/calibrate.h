@@ -145,6 +145,30 @@ SD_API const sd_calibration *sd_calibrate_find(const sd_calibration *fits, size_
  * unchanged).  Never fails. */
 SD_API void sd_calibrate_apply(const sd_calibration *c, sd_cost_params *cp);
 
+/* The shipped calibration: cost-defaults.tsv found in data_dir as
+ * sd_data_find finds it (NULL: the installed data folder), loaded as
+ * sd_calibrate_load. */
+SD_API sd_status sd_calibrate_load_defaults(const char *data_dir, sd_calibration **out, size_t *n, sd_error *err);
+
+/* rq->params and rq->draft_params from the fits that apply to rq's target
+ * and draft on rq->hardware (sd_calibrate_find; a fit of another
+ * granularity does not apply); tp, graphs and granularity kept.  A draft
+ * without a fit of its own takes the target's terms: then 1 is returned,
+ * else 0.  *c and *cd: the fits used, NULL when none.  Never fails. */
+SD_API int sd_calibrate_apply_request(const sd_calibration *fits, size_t n, sd_roofline_request *rq,
+                                      const sd_calibration **c, const sd_calibration **cd);
+
+/* ndraws copies of rq into out[0..ndraws-1], each with the terms of both
+ * models drawn from the normal law of their fits' covariances (the
+ * target's c, the draft's cd, which may be the same fit: then one draw
+ * serves both; fixed, unused, bound and weak terms keep their values; a
+ * draw outside the terms' domains is drawn again), seeded by seed: the
+ * draws sd_calibrate_band summarises, for predictions of other shapes
+ * (trees, fitted acceptance).  ndraws in [1, 100000].  SD_EINVAL for a
+ * fit without covariance (nothing fitted) or one too wide to draw from. */
+SD_API sd_status sd_calibrate_draws(const sd_roofline_request *rq, const sd_calibration *c, const sd_calibration *cd,
+                                    size_t ndraws, unsigned long seed, sd_roofline_request *out, sd_error *err);
+
 /* The spread of a roofline prediction under a fit's uncertainty: rq
  * evaluated with the terms of both models drawn ndraws times from the
  * normal law of their fits' covariances (the target's c, the draft's
@@ -154,6 +178,10 @@ SD_API void sd_calibrate_apply(const sd_calibration *c, sd_cost_params *cp);
  * least and greatest gamma_opt over the draws.  ndraws in [10, 100000],
  * q in (0, 0.5).  SD_EINVAL for a fit without covariance (nothing fitted);
  * SD_ENOMEM. */
+enum { SD_CALIBRATE_BAND_DRAWS = 200 }; /* the band every command prints: 200 draws, */
+#define SD_CALIBRATE_BAND_Q 0.05          /* the 5% and 95% quantiles (a 90% band), */
+#define SD_CALIBRATE_BAND_SEED 20261202UL /* one seed */
+
 typedef struct {
     double improvement_lo, improvement_hi;
     double tokens_per_second_lo, tokens_per_second_hi;

@@ -161,12 +161,18 @@ SD_API double sd_fit_expected_tokens(const sd_fit *f, sd_fit_model m, size_t g);
  * of gamma' drafts in target steps is cost[gamma' - 1] (1 + gamma' c for
  * eq. 10, gamma' c_eff + verify_cost_ratio under the roofline model), or no
  * cost (NULL: E(N) only, no improvement and no recommendation);
- * `replicates` bootstrap replicates (0: no intervals) from stream `seed`. */
+ * `replicates` bootstrap replicates (0: no intervals) from stream `seed`.
+ * With cost_draws, the cost's own uncertainty joins the improvement's
+ * interval: ncost_draws cost vectors drawn from its law (gamma_max entries
+ * each, draw k at cost_draws[k * gamma_max]); replicate b is divided by
+ * draw b mod ncost_draws (without replicates, E(N) by each draw). */
 typedef struct {
     size_t gamma_max;
     const double *cost; /* gamma_max entries > 0, or NULL */
     size_t replicates;
     uint64_t seed;
+    const double *cost_draws; /* ncost_draws x gamma_max entries > 0, or NULL */
+    size_t ncost_draws;
 } sd_fit_request;
 
 /* The report tables (columns listed in doc/fit.md):

@@ -222,7 +222,7 @@ sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
 /* Loads --p-npy and --q-npy (both required, same shape). */
 sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
 
-/* ---- opt_cost.c: the cost model's options (roofline and its --calibrate) --------------- */
+/* ---- opt_cost.c: the cost model's options (roofline, tree, fit; --calibrate) ---------- */
 
 extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP, CLI_LAUNCH;
 /* --calibration FILE, else the shipped calibration (cost-defaults.tsv in the data folder). */
@@ -236,11 +236,31 @@ sd_status cli_calibrated(const cli_args *a, const sd_calibration *fits, size_t n
 /* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and
  * --overhead (each its row's default, sd_cost_defaults(), when absent). */
 sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_error *err);
-/* The presets (sd_presets_load from a->data_dir) into *p and the pair and accelerator that
- * --target, --draft and --hardware name, each checked against the hardware
- * (sd_presets_check).  On failure *p holds nothing to free. */
-sd_status cli_preset_pair(const cli_args *a, sd_presets *p, const sd_model_spec **t, const sd_model_spec **d,
-                          const sd_hardware **h, sd_error *err);
+/* The cost options (CLI_COST_OPTIONS) of every command the roofline presets cost. */
+extern const cli_option CLI_COST_OPTIONS[];
+/* The presets from a->data_dir, or --models-file and --hardware-file where the command takes them. */
+sd_status cli_presets_load(const cli_args *a, sd_presets *p, sd_error *err);
+
+/* The calibration a request's terms came from. */
+typedef struct {
+    sd_calibration *fits; /* the loaded file: --calibration or the shipped one */
+    size_t nfits;
+    const sd_calibration *fit, *draft_fit; /* the fits that apply (NULL: none, or terms by hand) */
+    int draft_borrowed;                    /* no fit for the draft: it takes the target's */
+} cli_costs;
+
+/* *rq for --target, --draft (a preset, or 'same'), --hardware, each
+ * checked against the hardware, from the presets p, with the cost terms of
+ * each model (cli_calibrated; --calibration must hold the target's fit)
+ * and --draft-kv-window;
+ * *c what they came from, to free with cli_costs_free (nothing on failure). */
+sd_status cli_roofline_request(const cli_args *a, const sd_presets *p, sd_roofline_request *rq, cli_costs *c,
+                               sd_error *err);
+/* The notes naming the fits the terms came from and, when band is 1, what
+ * the band is or that there is none; and that the draft borrows the target's fit, when it does. */
+sd_status cli_costs_note(const cli_args *a, const cli_costs *c, const sd_roofline_request *rq, int band, sd_table *t,
+                         sd_error *err);
+void cli_costs_free(cli_costs *c);
 
 /* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
 

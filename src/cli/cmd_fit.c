@@ -14,10 +14,44 @@ static const sd_domain REPLICATES = { "--replicates", 0, 100000, 1 };
 static const sd_domain ONE_COST = { "--cost", 0, 1e6, 0 };
 
 
-/* The cost of an iteration of gamma' drafts in target steps, gamma' = 1..n:
- * eq. (10)'s 1 + gamma' c, or the roofline's gamma' c_eff + verify_cost_ratio. */
-static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_error *err)
+/* An iteration of g drafts in target steps, g = 1..n, under the roofline: g c_eff + verify_cost_ratio. */
+static void chain_costs(const sd_roofline_request *rq, double batch, double context, size_t n, double *cost)
 {
+    double t1 = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1, context, NULL);
+    double c_eff = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1, context, NULL) / t1;
+    for (size_t g = 1; g <= n; g++)
+        cost[g - 1] = (double)g * c_eff + sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch,
+                                                             (double)g + 1, context, NULL) / t1;
+}
+
+/* What the iteration costs came from: --cost, or the presets and their calibration. */
+typedef struct {
+    int roof;
+    sd_presets p;
+    sd_roofline_request rq;
+    cli_costs cc;
+    double *draws; /* ndraws x n: the costs under the fit's draws (NULL: no fit) */
+    size_t ndraws;
+} fit_costs;
+
+static void fit_costs_free(fit_costs *fc)
+{
+    if (fc->roof) {
+        cli_costs_free(&fc->cc);
+        sd_presets_free(&fc->p);
+    }
+    free(fc->draws);
+    memset(fc, 0, sizeof *fc);
+}
+
+/* The cost of an iteration of gamma' drafts in target steps, gamma' = 1..n:
+ * eq. (10)'s 1 + gamma' c, or the roofline's gamma' c_eff + verify_cost_ratio
+ * with the calibration's terms, and then ndraws cost vectors under its fit's
+ * covariance (sd_calibrate_draws) for the improvement's interval. */
+static sd_status iteration_costs(const cli_args *a, size_t n, size_t ndraws, double *cost, fit_costs *fc,
+                                 sd_error *err)
+{
+    memset(fc, 0, sizeof *fc);
     int roof = cli_given(a, "--target") || cli_given(a, "--draft") || cli_given(a, "--hardware");
     if (roof && cli_given(a, "--cost"))
         return sd_status_fail(err, SD_EINVAL, "fit: give --cost C or --target, --draft and --hardware (roofline "
@@ -31,19 +65,27 @@ static sd_status iteration_costs(const cli_args *a, size_t n, double *cost, sd_e
             cost[g - 1] = sd_theory_cost_factor((double)g, c);
         return SD_OK;
     }
-    sd_presets p;
-    const sd_model_spec *t, *d;
-    const sd_hardware *h;
     if ((st = cli_number(a, &CLI_BATCH, &batch, err)) != SD_OK || (st = cli_number(a, &CLI_CONTEXT, &context, err)) != SD_OK ||
-        (st = cli_preset_pair(a, &p, &t, &d, &h, err)) != SD_OK)
+        (st = cli_presets_load(a, &fc->p, err)) != SD_OK)
         return st;
-    const sd_cost_params cp = sd_cost_defaults();
-    double t1 = sd_cost_step_time(t, h, &cp, batch, 1, context, NULL);
-    double c_eff = sd_cost_step_time(d, h, &cp, batch, 1, context, NULL) / t1;
-    for (size_t g = 1; g <= n; g++)
-        cost[g - 1] = (double)g * c_eff + sd_cost_step_time(t, h, &cp, batch, (double)g + 1, context, NULL) / t1;
-    sd_presets_free(&p);
-    return SD_OK;
+    if ((st = cli_roofline_request(a, &fc->p, &fc->rq, &fc->cc, err)) != SD_OK) {
+        sd_presets_free(&fc->p);
+        return st;
+    }
+    fc->roof = 1;
+    chain_costs(&fc->rq, batch, context, n, cost);
+    if (fc->cc.fit == NULL || ndraws == 0)
+        return SD_OK;
+    sd_roofline_request *r = malloc(ndraws * sizeof *r);
+    fc->draws = malloc(ndraws * n * sizeof *fc->draws);
+    st = r == NULL || fc->draws == NULL
+             ? sd_status_fail(err, SD_ENOMEM, "out of memory")
+             : sd_calibrate_draws(&fc->rq, fc->cc.fit, fc->cc.draft_fit, ndraws, SD_CALIBRATE_BAND_SEED, r, err);
+    for (size_t k = 0; k < ndraws && st == SD_OK; k++)
+        chain_costs(&r[k], batch, context, n, fc->draws + k * n);
+    free(r);
+    fc->ndraws = ndraws;
+    return st;
 }
 
 /* The counts c as NVIDIA's speculation_profile.json, to path. */
@@ -86,13 +128,26 @@ static sd_status run_fit(const cli_args *a, sd_table **out, sd_error *err)
         return st;
     int costed = cli_given(a, "--cost") || cli_given(a, "--target") || cli_given(a, "--draft") ||
                  cli_given(a, "--hardware");
+    fit_costs fc = { 0 };
     if (costed && (cost = malloc((size_t)gamma_max * sizeof *cost)) == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    if (!costed || (st = iteration_costs(a, (size_t)gamma_max, cost, err)) == SD_OK) {
+    /* as many cost draws as replicates, one for each (a gauge, without replicates: the band's draws) */
+    size_t ndraws = replicates > 0 ? (size_t)replicates : SD_CALIBRATE_BAND_DRAWS;
+    if (!costed || (st = iteration_costs(a, (size_t)gamma_max, ndraws, cost, &fc, err)) == SD_OK) {
         const sd_fit_request rq = { .gamma_max = (size_t)gamma_max, .cost = cost, .replicates = (size_t)replicates,
-                                    .seed = (uint64_t)seed };
+                                    .seed = (uint64_t)seed, .cost_draws = fc.draws, .ncost_draws = fc.ndraws };
         st = sd_fit_table(&c, &f, &rq, (sd_fit_report)report, out, err);
     }
+    if (st == SD_OK && fc.roof && report != SD_FIT_REPORT_POSITIONS)
+        st = cli_costs_note(a, &fc.cc, &fc.rq, 0, *out, err);
+    if (st == SD_OK && fc.draws != NULL && report != SD_FIT_REPORT_POSITIONS)
+        st = sd_table_note(*out, err, "the improvement's interval holds the cost terms' uncertainty too: each "
+                           "bootstrap replicate is divided by the costs at one draw of the fitted terms.");
+    if (st != SD_OK) {
+        sd_table_free(*out);
+        *out = NULL;
+    }
+    fit_costs_free(&fc);
     free(cost);
     return st;
 }
@@ -135,7 +190,7 @@ const cli_command cmd_fit = {
     .synopsis = "fit FILE [--gamma G] [--cost C | --target T --draft D --hardware H] [--report NAME] ...",
     .summary = "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, JSON, TSV), the i.i.d. test, "
                "the best gamma",
-    .groups = { FIT_OPTIONS },
+    .groups = { FIT_OPTIONS, CLI_COST_OPTIONS },
     .min_pos = 1,
     .max_pos = 1,
     .run = run_fit,

@@ -8,30 +8,21 @@
 #include <string.h>
 
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
-static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
 static const sd_domain COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
-
-/* The band: 200 draws of the fit's terms, the 5% and 95% quantiles (a 90% band), one seed. */
-enum { BAND_DRAWS = 200 };
-static const double BAND_Q = 0.05;
-static const unsigned long BAND_SEED = 20261202;
 
 /* What one run holds and must release. */
 typedef struct {
     sd_presets presets;
-    sd_calibration *fits;
-    size_t nfits;
+    cli_costs costs;
     double *alpha_context, *alpha_value;
     sd_list acc;
-    const sd_calibration *fit, *draft_fit; /* the fits the terms came from (NULL: by hand) */
-    int draft_borrowed; /* --calibration has no fit for the draft: it takes the target's */
 } setting;
 
 static void setting_free(setting *s)
 {
     sd_presets_free(&s->presets);
-    free(s->fits);
+    cli_costs_free(&s->costs);
     free(s->alpha_context);
     free(s->alpha_value);
     sd_parse_list_free(&s->acc);
@@ -78,38 +69,13 @@ static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *er
     return st;
 }
 
-/* The request's models, hardware and cost terms: the shipped calibration
- * or --calibration for each model, or the terms by hand. */
+/* The request's models, hardware and cost terms (cli_roofline_request) and the tokens verified. */
 static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request *rq, sd_error *err)
 {
-    sd_status st;
-    const sd_presets *p = &s->presets;
-    const char *draft = cli_value(a, "--draft");
-    *rq = sd_cost_roofline_defaults();
-    if ((st = cli_load_calibration(a, &s->fits, &s->nfits, err)) != SD_OK)
+    sd_status st = cli_roofline_request(a, &s->presets, rq, &s->costs, err);
+    if (st != SD_OK)
         return st;
-    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
-        (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
-                                                     : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
-            SD_OK ||
-        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
-        (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||
-        (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||
-        (st = cli_calibrated(a, s->fits, s->nfits, rq->target, rq->hardware, &rq->params, &s->fit, err)) != SD_OK ||
-        (st = cli_calibrated(a, s->fits, s->nfits, rq->draft, rq->hardware, &rq->draft_params, &s->draft_fit, err)) !=
-            SD_OK)
-        return st;
-    if (cli_given(a, "--calibration") && s->fit == NULL)
-        return sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
-                              rq->target->name, rq->hardware->name);
-    if (s->fit != NULL && s->draft_fit == NULL && !cli_given(a, "--eta-flops")) {
-        rq->draft_params = rq->params; /* a draft not measured: the target's fit, and a note says so */
-        s->draft_fit = s->fit;
-        s->draft_borrowed = 1;
-    }
-    if (cli_given(a, "--draft-kv-window"))
-        st = cli_number(a, &WINDOW, &rq->draft_window, err);
-    if (st == SD_OK && cli_given(a, "--verify-tokens"))
+    if (cli_given(a, "--verify-tokens"))
         st = cli_number(a, &VERIFY_TOKENS, &rq->verify_tokens, err);
     return st;
 }
@@ -267,8 +233,9 @@ static sd_status point_rows(const sd_roofline_request *rq, const setting *s, con
         unfit |= !r.fits;
         sd_calibrate_band_out b;
         sd_error e2;
-        int band = s->fit != NULL && s->draft_fit != NULL &&
-                   sd_calibrate_band(rq, s->fit, s->draft_fit, batch->v[i], ctx, BAND_DRAWS, BAND_Q, BAND_SEED, &b,
+        int band = s->costs.fit != NULL && s->costs.draft_fit != NULL &&
+                   sd_calibrate_band(rq, s->costs.fit, s->costs.draft_fit, batch->v[i], ctx, SD_CALIBRATE_BAND_DRAWS,
+                                     SD_CALIBRATE_BAND_Q, SD_CALIBRATE_BAND_SEED, &b,
                                      &e2) == SD_OK;
         if (band && b.gamma_hi - b.gamma_lo > 0.5 && strlen(shaky) < 200)
             snprintf(shaky + strlen(shaky), sizeof shaky - strlen(shaky), "%s%.0f (%.0f to %.0f)", shaky[0] ? ", " : "",
@@ -359,8 +326,7 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
     int schedule = cli_given(a, "--schedule"), breakdown = cli_given(a, "--breakdown");
     sd_status st;
     *out = NULL;
-    if ((st = sd_presets_load(a->data_dir, cli_value(a, "--models-file"), cli_value(a, "--hardware-file"),
-                              &s.presets, err)) != SD_OK)
+    if ((st = cli_presets_load(a, &s.presets, err)) != SD_OK)
         goto done;
     if (cli_given(a, "--list-models") || cli_given(a, "--list-hardware")) {
         st = cli_given(a, "--list-models") ? list_models(&s.presets, &t, err) : list_hardware(&s.presets, &t, err);
@@ -399,9 +365,8 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         goto done;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
         st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], t, err) : point_rows(&rq, &s, &l[0], l[1].v[j], t, err);
-    if (st == SD_OK && s.draft_borrowed)
-        st = sd_table_note(t, err, "--calibration has no fit for %s on %s: the draft uses %s's.", rq.draft->name,
-                           rq.hardware->name, rq.target->name);
+    if (st == SD_OK)
+        st = cli_costs_note(a, &s.costs, &rq, !schedule, t, err);
 done:
     setting_free(&s);
     return cli_finish(st, l, 3, t, out);
@@ -423,27 +388,8 @@ static const cli_option ROOFLINE_OPTIONS[] = {
       .domain = &CLI_CONTEXT, .dflt = "4096" },
     { .name = "--gamma", .metavar = "LIST", .help = "draft lengths to consider, in {range} (default {default})",
       .domain = &RGAMMA, .dflt = "1:16" },
-    { .name = "--granularity", .metavar = "G", .help = "operator (one roofline per operator) or pass (one per forward "
-      "pass) (default {default})", .lib = CLI_LIB(cost.granularity, CLI_LIB_ENUM), .names = sd_cost_granularity_names },
-    { .name = "--tp", .metavar = "N", .help = "tensor-parallel GPUs, in {range}: weights and KV heads split, two "
-      "all-reduces a layer (default {default})", .domain = &CLI_TP, .lib = CLI_LIB(cost.tp, CLI_LIB_DOUBLE) },
-    { .name = "--draft-kv-window", .metavar = "W", .help = "the draft reads at most W cached tokens (StreamingLLM-"
-      "style; default: all)", .domain = &WINDOW },
     { .name = "--verify-tokens", .metavar = "T", .help = "tokens verified per sequence per pass, in {range} (default "
       "gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
-    { .name = "--graphs", .metavar = "on|off", .help = "passes run as CUDA graphs (launch cost per kernel) or eagerly "
-      "(default on)" },
-    { .name = "--eta-flops", .metavar = "X", .help = "fraction of peak FLOP/s reached, in {range} (default: the "
-      "calibration's; without one {default})", .domain = &CLI_ETA_F, .lib = CLI_LIB(cost.eta_flops, CLI_LIB_DOUBLE) },
-    { .name = "--eta-bw", .metavar = "X", .help = "fraction of peak bandwidth reached, in {range} (default: the "
-      "calibration's; without one {default})", .domain = &CLI_ETA_BW, .lib = CLI_LIB(cost.eta_bw, CLI_LIB_DOUBLE) },
-    { .name = "--overhead", .metavar = "SEC", .help = "fixed time per forward pass t0, seconds, in {range} (default: "
-      "the calibration's; without one {default})", .domain = &CLI_OVERHEAD, .lib = CLI_LIB(cost.overhead, CLI_LIB_DOUBLE) },
-    { .name = "--launch", .metavar = "SEC", .help = "time per kernel launched, seconds, in {range} (default: the "
-      "calibration's)", .domain = &CLI_LAUNCH },
-    { .name = "--calibration", .metavar = "FILE", .help = "the cost terms per model and hardware or family from "
-      "--save-calibration, instead of the shipped cost-defaults.tsv (operator granularity; pass granularity uses "
-      "none unless given)" },
     { .name = "--breakdown", .help = "print one pass's operators (FLOPs, bytes, time, bound) instead" },
     { .name = "--schedule", .help = "print the draft length per batch bucket instead" },
     { .name = "--export", .metavar = "ENGINE", .help = "with --schedule: write it in an engine's syntax, ready to paste: "
@@ -472,6 +418,6 @@ const cli_command cmd_roofline = {
     .name = "roofline",
     .synopsis = "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
     .summary = "the optimal gamma by batch and context under a roofline cost model; the break-even batch",
-    .groups = { ROOFLINE_OPTIONS },
+    .groups = { ROOFLINE_OPTIONS, CLI_COST_OPTIONS },
     .run = run_roofline,
 };

@@ -3,8 +3,12 @@
  * for a node budget (Sequoia's dynamic program); SGLang's (steps, topk, num_draft_tokens)
  * ranked by predicted speed-up.  Costs come from --cost (eq. 10 with gamma = the depth) or
  * from the roofline presets (sd_cost_tree_time). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "cli.h"
 
@@ -49,6 +53,8 @@ typedef struct {
     double context;
     sd_presets p;
     sd_roofline_request rq;
+    cli_costs cc;
+    sd_roofline_request *draws; /* the calibration's draws (SD_CALIBRATE_BAND_DRAWS; NULL: no fit, no band) */
 } tree_cost;
 
 static sd_status tree_cost_read(const cli_args *a, tree_cost *c, sd_error *err)
@@ -65,28 +71,34 @@ static sd_status tree_cost_read(const cli_args *a, tree_cost *c, sd_error *err)
         return cli_list(a, &CLI_COST, &c->cost, err);
     if (!c->presets)
         return SD_OK;
-    const sd_model_spec *t, *d;
-    const sd_hardware *h;
     sd_status st;
     if ((st = cli_list(a, &CLI_BATCH, &c->batch, err)) != SD_OK ||
-        (st = cli_number(a, &CLI_CONTEXT, &c->context, err)) != SD_OK ||
-        (st = cli_preset_pair(a, &c->p, &t, &d, &h, err)) != SD_OK) {
+        (st = cli_number(a, &CLI_CONTEXT, &c->context, err)) != SD_OK || (st = cli_presets_load(a, &c->p, err)) != SD_OK) {
         c->presets = 0; /* nothing to free */
         return st;
     }
-    c->rq = sd_cost_roofline_defaults();
-    c->rq.target = t;
-    c->rq.draft = d;
-    c->rq.hardware = h;
-    return SD_OK;
+    if ((st = cli_roofline_request(a, &c->p, &c->rq, &c->cc, err)) != SD_OK) {
+        sd_presets_free(&c->p);
+        c->presets = 0;
+        return st;
+    }
+    if (c->cc.fit == NULL)
+        return SD_OK;
+    if ((c->draws = malloc(SD_CALIBRATE_BAND_DRAWS * sizeof *c->draws)) == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "tree: out of memory");
+    return sd_calibrate_draws(&c->rq, c->cc.fit, c->cc.draft_fit, SD_CALIBRATE_BAND_DRAWS, SD_CALIBRATE_BAND_SEED,
+                              c->draws, err);
 }
 
 static void tree_cost_free(tree_cost *c)
 {
     free(c->cost.v);
     free(c->batch.v);
-    if (c->presets)
+    free(c->draws);
+    if (c->presets) {
+        cli_costs_free(&c->cc);
         sd_presets_free(&c->p);
+    }
 }
 
 /* The settings a row is costed at: the costs or the batches (one empty setting without). */
@@ -95,20 +107,39 @@ static size_t cost_settings(const tree_cost *c)
     return c->presets ? c->batch.n : c->cost.n ? c->cost.n : 1;
 }
 
+/* The speed-up of tree tr (E tokens per pass) over plain decoding under request r at batch b. */
+static double preset_gain(const tree_cost *c, const sd_roofline_request *r, double b, const sd_tree *tr, double e,
+                          double *tt)
+{
+    double t1 = sd_cost_step_time(r->target, r->hardware, &r->params, b, 1.0, c->context, NULL);
+    *tt = sd_cost_tree_time(r, tr, b, c->context, NULL);
+    return e * t1 / *tt;
+}
+
 /* The gain of tree tr (E tokens per pass) at setting i: improvement (eq. 10 at gamma = the
- * depth) or the speed-up over plain decoding at batch i; *ms the iteration's milliseconds
- * with presets; 0 without a cost. */
-static double cost_gain(const tree_cost *c, size_t i, const sd_tree *tr, double e, double *ms, int *fits)
+ * depth) or the speed-up over plain decoding at batch i, with its band [*lo, *hi] under the
+ * calibration's draws (NaN without; lo and hi NULL: not wanted); *ms the iteration's milliseconds with presets; 0
+ * without a cost. */
+static double cost_gain(const tree_cost *c, size_t i, const sd_tree *tr, double e, double *ms, int *fits, double *lo,
+                        double *hi)
 {
     *ms = 0.0;
     *fits = 1;
+    if (lo != NULL)
+        *lo = *hi = NAN;
     if (c->presets) {
-        double b = c->batch.v[i], t1 = sd_cost_step_time(c->rq.target, c->rq.hardware, &c->rq.params, b, 1.0,
-                                                         c->context, NULL);
-        double tt = sd_cost_tree_time(&c->rq, tr, b, c->context, NULL);
+        double b = c->batch.v[i], tt, gains[SD_CALIBRATE_BAND_DRAWS], x;
+        double gain = preset_gain(c, &c->rq, b, tr, e, &tt);
         *ms = 1e3 * tt;
         *fits = sd_cost_fits(&c->rq, b, c->context, (double)tr->n);
-        return e * t1 / tt;
+        if (c->draws != NULL && lo != NULL) {
+            for (size_t k = 0; k < SD_CALIBRATE_BAND_DRAWS; k++)
+                gains[k] = preset_gain(c, &c->draws[k], b, tr, e, &x);
+            gsl_sort(gains, 1, SD_CALIBRATE_BAND_DRAWS);
+            *lo = gsl_stats_quantile_from_sorted_data(gains, 1, SD_CALIBRATE_BAND_DRAWS, SD_CALIBRATE_BAND_Q);
+            *hi = gsl_stats_quantile_from_sorted_data(gains, 1, SD_CALIBRATE_BAND_DRAWS, 1 - SD_CALIBRATE_BAND_Q);
+        }
+        return gain;
     }
     return c->cost.n ? sd_theory_improvement_at(e, (double)sd_tree_depth(tr), c->cost.v[i]) : 0.0;
 }
@@ -120,7 +151,7 @@ enum { LEAD_NONE, LEAD_OPTIMAL, LEAD_SGLANG };
 /* The columns: the lead ones, nodes, depth, width, expected_tokens, the cost's, tree. */
 static sd_status tree_table(int lead, const tree_cost *c, sd_table **t, sd_error *err)
 {
-    const char *cols[16];
+    const char *cols[18];
     size_t n = 0;
     if (lead == LEAD_OPTIMAL)
         cols[n++] = "budget", cols[n++] = "max_depth";
@@ -128,7 +159,8 @@ static sd_status tree_table(int lead, const tree_cost *c, sd_table **t, sd_error
         cols[n++] = "steps", cols[n++] = "topk", cols[n++] = "num_draft_tokens";
     cols[n++] = "nodes", cols[n++] = "depth", cols[n++] = "width", cols[n++] = "expected_tokens";
     if (c->presets)
-        cols[n++] = "batch", cols[n++] = "iteration_ms", cols[n++] = "improvement", cols[n++] = "fits";
+        cols[n++] = "batch", cols[n++] = "iteration_ms", cols[n++] = "improvement", cols[n++] = "improvement_lo",
+        cols[n++] = "improvement_hi", cols[n++] = "fits";
     else if (c->cost.n)
         cols[n++] = "cost", cols[n++] = "improvement";
     cols[n++] = "tree";
@@ -144,10 +176,10 @@ static sd_status tree_row(sd_table *t, const sd_tree *tr, const sd_tree_accept *
     if (text == NULL)
         return sd_status_fail(err, SD_ENOMEM, "tree: out of memory");
     sd_tree_format(tr, text, len + 1);
-    double e = sd_tree_expected_tokens(tr, acc), ms;
+    double e = sd_tree_expected_tokens(tr, acc), ms, lo, hi;
     int fits;
-    double gain = cost_gain(c, i, tr, e, &ms, &fits);
-    sd_cell row[16];
+    double gain = cost_gain(c, i, tr, e, &ms, &fits, &lo, &hi);
+    sd_cell row[18];
     size_t k = 0;
     for (size_t j = 0; j < nlead; j++)
         row[k++] = sd_int((long long)lead[j]);
@@ -159,6 +191,8 @@ static sd_status tree_row(sd_table *t, const sd_tree *tr, const sd_tree_accept *
         row[k++] = sd_int((long long)c->batch.v[i]);
         row[k++] = sd_real(ms);
         row[k++] = sd_real(gain);
+        row[k++] = isnan(lo) ? sd_text("-") : sd_real(lo);
+        row[k++] = isnan(hi) ? sd_text("-") : sd_real(hi);
         row[k++] = sd_text(fits ? "yes" : "no");
     } else if (c->cost.n) {
         row[k++] = sd_real(c->cost.v[i]);
@@ -239,7 +273,7 @@ static sd_status rows_optimal(const cli_args *a, const sd_tree_accept *acc, cons
         for (size_t i = 0; i < rows; i++) {
             double ms;
             int fits;
-            double g = cost_gain(c, j, &trees[i], sd_tree_expected_tokens(&trees[i], acc), &ms, &fits);
+            double g = cost_gain(c, j, &trees[i], sd_tree_expected_tokens(&trees[i], acc), &ms, &fits, NULL, NULL);
             if (g > gbest) {
                 gbest = g;
                 best = i;
@@ -332,7 +366,8 @@ static sd_status rows_sglang(const cli_args *a, const sd_tree_accept *acc, const
         for (size_t i = 0; i < kept; i++) {
             double ms;
             int fits;
-            r[i].gain = cost_gain(c, j, r[i].tree, sd_tree_expected_tokens(r[i].tree, acc), &ms, &fits);
+            r[i].gain = cost_gain(c, j, r[i].tree, sd_tree_expected_tokens(r[i].tree, acc), &ms, &fits, NULL,
+                                  NULL);
             if (!c->presets && !c->cost.n)
                 r[i].gain = sd_tree_expected_tokens(r[i].tree, acc);
         }
@@ -408,8 +443,10 @@ static sd_status run_tree(const cli_args *a, sd_table **out, sd_error *err)
                            "improvement: the speed-up over plain decoding, expected_tokens x the plain step / "
                            "iteration_ms, at context %.0f: a draft pass a "
                            "level over the nodes that have children, one target pass over nodes + 1 tokens a "
-                           "sequence (sd_cost_tree_time, default cost parameters).",
+                           "sequence (sd_cost_tree_time).",
                            c.context);
+    if (st == SD_OK && c.presets)
+        st = cli_costs_note(a, &c.cc, &c.rq, 1, t, err);
     free(tr);
     tree_cost_free(&c);
     return cli_finish(st, NULL, 0, t, out);
@@ -458,6 +495,6 @@ const cli_command cmd_tree = {
                 "--acceptance-rank LIST | --acceptance-file FILE  [--cost LIST | --target T --draft D --hardware H "
                 "[--batch LIST] [--context S]]",
     .summary = "token trees: expected tokens per target pass (T1), the optimal tree, SGLang's settings ranked",
-    .groups = { TREE_OPTIONS },
+    .groups = { TREE_OPTIONS, CLI_COST_OPTIONS },
     .run = run_tree,
 };

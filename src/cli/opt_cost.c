@@ -1,9 +1,11 @@
-/* opt_cost.c -- the cost model's options, which roofline and its --calibrate
- * read alike: the efficiencies, the overhead per pass and the granularity
- * (cost.h); and --tp's domain. */
+/* opt_cost.c -- the cost model's options, which every command costed by the
+ * roofline presets (roofline, tree, fit) reads alike: the pair and the
+ * accelerator, the granularity, --tp, the draft's KV window, --graphs, the calibration that applies
+ * to each model (calibrate.h) or the terms by hand (cost.h). */
 #include "cli.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const sd_domain CLI_ETA_F = { "--eta-flops", 1e-3, 1, 0 };
@@ -26,30 +28,13 @@ sd_status cli_cost_params(const cli_args *a, int etas, sd_cost_params *cp, sd_er
     return cli_number(a, &CLI_OVERHEAD, &cp->overhead, err);
 }
 
-sd_status cli_preset_pair(const cli_args *a, sd_presets *p, const sd_model_spec **t, const sd_model_spec **d,
-                          const sd_hardware **h, sd_error *err)
-{
-    sd_status st = sd_presets_load(a->data_dir, NULL, NULL, p, err);
-    if (st != SD_OK)
-        return st;
-    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), t, err)) != SD_OK ||
-        (st = sd_presets_model(p, "draft", cli_value(a, "--draft"), d, err)) != SD_OK ||
-        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), h, err)) != SD_OK ||
-        (st = sd_presets_check(*t, *h, err)) != SD_OK || (st = sd_presets_check(*d, *h, err)) != SD_OK)
-        sd_presets_free(p);
-    return st;
-}
-
 const sd_domain CLI_LAUNCH = { "--launch", 0, 1, 0 };
+static const sd_domain WINDOW = { "--draft-kv-window", 1, 16777216, 1 };
 
 sd_status cli_load_calibration(const cli_args *a, sd_calibration **fits, size_t *n, sd_error *err)
 {
-    char path[4096];
     const char *given = cli_value(a, "--calibration");
-    sd_status st = SD_OK;
-    if (given == NULL && (st = sd_data_find(a->data_dir, "cost-defaults.tsv", path, sizeof path, err)) != SD_OK)
-        return st;
-    return sd_calibrate_load(given != NULL ? given : path, fits, n, err);
+    return given != NULL ? sd_calibrate_load(given, fits, n, err) : sd_calibrate_load_defaults(a->data_dir, fits, n, err);
 }
 
 sd_status cli_calibrated(const cli_args *a, const sd_calibration *fits, size_t n, const sd_model_spec *m,
@@ -92,3 +77,115 @@ sd_status cli_calibrated(const cli_args *a, const sd_calibration *fits, size_t n
     }
     return st;
 }
+
+sd_status cli_presets_load(const cli_args *a, sd_presets *p, sd_error *err)
+{
+    return sd_presets_load(a->data_dir, cli_value(a, "--models-file"), cli_value(a, "--hardware-file"), p, err);
+}
+
+sd_status cli_roofline_request(const cli_args *a, const sd_presets *p, sd_roofline_request *rq, cli_costs *c,
+                               sd_error *err)
+{
+    const char *draft = cli_value(a, "--draft");
+    sd_status st;
+    memset(c, 0, sizeof *c);
+    *rq = sd_cost_roofline_defaults();
+    if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
+        (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
+                                                     : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
+            SD_OK ||
+        (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
+        (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||
+        (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||
+        (st = cli_load_calibration(a, &c->fits, &c->nfits, err)) != SD_OK)
+        return st;
+    if ((st = cli_calibrated(a, c->fits, c->nfits, rq->target, rq->hardware, &rq->params, &c->fit, err)) != SD_OK ||
+        (st = cli_calibrated(a, c->fits, c->nfits, rq->draft, rq->hardware, &rq->draft_params, &c->draft_fit,
+                             err)) != SD_OK) {
+        cli_costs_free(c);
+        return st;
+    }
+    if (cli_given(a, "--calibration") && c->fit == NULL) {
+        st = sd_status_fail(err, SD_EINVAL, "--calibration: %s holds no fit for %s on %s", cli_value(a, "--calibration"),
+                            rq->target->name, rq->hardware->name);
+        cli_costs_free(c);
+        return st;
+    }
+    if (c->fit != NULL && c->draft_fit == NULL) {
+        rq->draft_params = rq->params; /* a draft not measured: the target's fit, and a note says so */
+        c->draft_fit = c->fit;
+        c->draft_borrowed = 1;
+    }
+    if (cli_given(a, "--draft-kv-window") && (st = cli_number(a, &WINDOW, &rq->draft_window, err)) != SD_OK)
+        cli_costs_free(c);
+    return st;
+}
+
+/* One fit named: "cost-defaults.tsv's fit for hopper (45 rows, leave-one-out median error 7%, worst 40%)". */
+static void fit_text(const cli_args *a, const sd_calibration *f, char *buf, size_t size)
+{
+    const char *file = cli_given(a, "--calibration") ? cli_value(a, "--calibration") : "cost-defaults.tsv";
+    const char *slash = strrchr(file, '/');
+    file = slash != NULL ? slash + 1 : file; /* the file's name: where it lies is the user's */
+    char who[160];
+    if (strcmp(f->model, "*") != 0)
+        snprintf(who, sizeof who, "%s on %s", f->model, f->hardware);
+    else
+        snprintf(who, sizeof who, "%s", strcmp(f->hardware, "*") == 0 ? "all hardware" : f->hardware);
+    snprintf(buf, size, "%s's fit for %s (%zu rows, leave-one-out median error %.0f%%, worst %.0f%%)", file, who,
+             f->rows, 100 * f->loo_median, 100 * f->loo_max);
+}
+
+sd_status cli_costs_note(const cli_args *a, const cli_costs *c, const sd_roofline_request *rq, int band, sd_table *t,
+                         sd_error *err)
+{
+    char ft[320], fd[320];
+    int hand = cli_given(a, "--eta-flops") || cli_given(a, "--eta-bw") || cli_given(a, "--overhead") ||
+               cli_given(a, "--launch");
+    const char *none = hand ? "set by hand over the uncalibrated defaults" : "the uncalibrated defaults (no fit applies)";
+    if (c->fit == NULL)
+        return sd_table_note(t, err, "cost terms: %s%s.", none, band ? ", so no band (the _lo and _hi columns are '-')"
+                                                                     : "");
+    fit_text(a, c->fit, ft, sizeof ft);
+    sd_status st = band ? sd_table_note(t, err, "cost terms: %s; _lo and _hi: the 90%% band over %d draws of the "
+                                        "fitted terms from their covariance (the terms' uncertainty, not the model's "
+                                        "error).", ft, SD_CALIBRATE_BAND_DRAWS)
+                        : sd_table_note(t, err, "cost terms: %s.", ft);
+    if (st == SD_OK && c->draft_fit != c->fit) {
+        fit_text(a, c->draft_fit, fd, sizeof fd);
+        st = sd_table_note(t, err, "the draft's cost terms: %s.", fd);
+    }
+    if (st == SD_OK && c->draft_borrowed)
+        st = sd_table_note(t, err, "the calibration has no fit for %s on %s: the draft uses %s's.", rq->draft->name,
+                           rq->hardware->name, rq->target->name);
+    return st;
+}
+
+void cli_costs_free(cli_costs *c)
+{
+    free(c->fits);
+    memset(c, 0, sizeof *c);
+}
+
+const cli_option CLI_COST_OPTIONS[] = {
+    { .name = "--granularity", .metavar = "G", .help = "operator (one roofline per operator) or pass (one per forward "
+      "pass) (default {default})", .lib = CLI_LIB(cost.granularity, CLI_LIB_ENUM), .names = sd_cost_granularity_names },
+    { .name = "--tp", .metavar = "N", .help = "tensor-parallel GPUs, in {range}: weights and KV heads split, two "
+      "all-reduces a layer (default {default})", .domain = &CLI_TP, .lib = CLI_LIB(cost.tp, CLI_LIB_DOUBLE) },
+    { .name = "--draft-kv-window", .metavar = "W", .help = "the draft reads at most W cached tokens (StreamingLLM-"
+      "style; default: all)", .domain = &WINDOW },
+    { .name = "--graphs", .metavar = "on|off", .help = "passes run as CUDA graphs (launch cost per kernel) or eagerly "
+      "(default on)" },
+    { .name = "--eta-flops", .metavar = "X", .help = "fraction of peak FLOP/s reached, in {range} (default: the "
+      "calibration's; without one {default})", .domain = &CLI_ETA_F, .lib = CLI_LIB(cost.eta_flops, CLI_LIB_DOUBLE) },
+    { .name = "--eta-bw", .metavar = "X", .help = "fraction of peak bandwidth reached, in {range} (default: the "
+      "calibration's; without one {default})", .domain = &CLI_ETA_BW, .lib = CLI_LIB(cost.eta_bw, CLI_LIB_DOUBLE) },
+    { .name = "--overhead", .metavar = "SEC", .help = "fixed time per forward pass t0, seconds, in {range} (default: "
+      "the calibration's; without one {default})", .domain = &CLI_OVERHEAD, .lib = CLI_LIB(cost.overhead, CLI_LIB_DOUBLE) },
+    { .name = "--launch", .metavar = "SEC", .help = "time per kernel launched, seconds, in {range} (default: the "
+      "calibration's)", .domain = &CLI_LAUNCH },
+    { .name = "--calibration", .metavar = "FILE", .help = "the cost terms per model and hardware or family as "
+      "roofline saves them, instead of the shipped cost-defaults.tsv (operator granularity; pass granularity "
+      "uses none unless given)" },
+    { .name = NULL },
+};

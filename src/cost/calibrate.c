@@ -17,6 +17,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
 
+#include "specdec/data.h"
 #include "records.h"
 
 #define S(field) offsetof(sd_step_time, field)
@@ -208,6 +209,40 @@ const sd_calibration *sd_calibrate_find(const sd_calibration *fits, size_t n, co
             if (strcmp(fits[i].model, keys[k][0]) == 0 && strcmp(fits[i].hardware, keys[k][1]) == 0)
                 return &fits[i];
     return NULL;
+}
+
+sd_status sd_calibrate_load_defaults(const char *data_dir, sd_calibration **out, size_t *n, sd_error *err)
+{
+    char path[4096];
+    sd_status st = sd_data_find(data_dir, "cost-defaults.tsv", path, sizeof path, err);
+    return st != SD_OK ? st : sd_calibrate_load(path, out, n, err);
+}
+
+/* The fit for m on rq's hardware when its granularity is rq's, else NULL. */
+static const sd_calibration *fit_for(const sd_calibration *fits, size_t n, const sd_model_spec *m,
+                                     const sd_roofline_request *rq, sd_granularity g)
+{
+    const sd_calibration *c = sd_calibrate_find(fits, n, m, rq->hardware);
+    return c != NULL && strcmp(c->granularity, sd_cost_granularity_names()[g]) == 0 ? c : NULL;
+}
+
+int sd_calibrate_apply_request(const sd_calibration *fits, size_t n, sd_roofline_request *rq,
+                               const sd_calibration **c, const sd_calibration **cd)
+{
+    *c = fit_for(fits, n, rq->target, rq, rq->params.granularity);
+    *cd = fit_for(fits, n, rq->draft, rq, rq->draft_params.granularity);
+    if (*c != NULL)
+        sd_calibrate_apply(*c, &rq->params);
+    if (*cd != NULL)
+        sd_calibrate_apply(*cd, &rq->draft_params);
+    if (*c == NULL || *cd != NULL)
+        return 0;
+    sd_cost_params keep = rq->draft_params; /* a draft not measured: the target's terms */
+    rq->draft_params = rq->params;
+    rq->draft_params.tp = keep.tp, rq->draft_params.graphs = keep.graphs;
+    rq->draft_params.granularity = keep.granularity;
+    *cd = *c;
+    return 1;
 }
 
 /* ---- the fit ------------------------------------------------------------------------------ */
@@ -658,22 +693,19 @@ static int draw(const sd_calibration *c, const gsl_matrix *L, const int *fi, siz
     return 0;
 }
 
-sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calibration *c, const sd_calibration *cd,
-                            double batch, double context, size_t ndraws, double q, unsigned long seed,
-                            sd_calibrate_band_out *out, sd_error *err)
+sd_status sd_calibrate_draws(const sd_roofline_request *rq, const sd_calibration *c, const sd_calibration *cd,
+                             size_t ndraws, unsigned long seed, sd_roofline_request *out, sd_error *err)
 {
-    if (!(ndraws >= 10 && ndraws <= 100000) || !(q > 0.0 && q < 0.5))
-        return sd_status_fail(err, SD_EINVAL, "band: %zu draws at quantile %g; give 10..100000 draws and q in (0, 0.5)",
-                              ndraws, q);
+    if (!(ndraws >= 1 && ndraws <= 100000))
+        return sd_status_fail(err, SD_EINVAL, "band: %zu draws; give 1..100000", ndraws);
     gsl_matrix *L = NULL, *Ld = NULL;
     int fi[SD_CAL_NTERMS], fid[SD_CAL_NTERMS];
     size_t p = 0, pd = 0;
     int s1 = factor(c, &L, fi, &p), s2 = cd != c ? factor(cd, &Ld, fid, &pd) : GSL_SUCCESS;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_vector *mu = gsl_vector_alloc(SD_CAL_NTERMS), *x = gsl_vector_alloc(SD_CAL_NTERMS);
-    double *v = malloc(3 * ndraws * sizeof *v);
     sd_status st = SD_OK;
-    if (rng == NULL || mu == NULL || x == NULL || v == NULL || s1 == GSL_ENOMEM || s2 == GSL_ENOMEM)
+    if (rng == NULL || mu == NULL || x == NULL || s1 == GSL_ENOMEM || s2 == GSL_ENOMEM)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (s1 != GSL_SUCCESS || s2 != GSL_SUCCESS || p + pd == 0)
         st = sd_status_fail(err, SD_EINVAL, "band: the calibration of %s on %s has no covariance of fitted terms",
@@ -683,28 +715,44 @@ sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calibration 
         gsl_vector_view m1 = gsl_vector_subvector(mu, 0, p ? p : 1), x1 = gsl_vector_subvector(x, 0, p ? p : 1);
         gsl_vector_view m2 = gsl_vector_subvector(mu, 0, pd ? pd : 1), x2 = gsl_vector_subvector(x, 0, pd ? pd : 1);
         for (size_t k = 0; k < ndraws && st == SD_OK; k++) {
-            sd_roofline_request r = *rq;
-            if (!draw(c, L, fi, p, rng, &m1.vector, &x1.vector, &r.params))
+            sd_roofline_request *r = &out[k];
+            *r = *rq;
+            if (!draw(c, L, fi, p, rng, &m1.vector, &x1.vector, &r->params))
                 st = SD_EINVAL;
             if (cd == c) {
-                double tp = r.draft_params.tp;
-                int graphs = r.draft_params.graphs;
+                double tp = r->draft_params.tp;
+                int graphs = r->draft_params.graphs;
                 for (int i = 0; i < SD_CAL_NTERMS; i++)
-                    *term(&r.draft_params, i) = term_of(&r.params, i);
-                r.draft_params.tp = tp, r.draft_params.graphs = graphs;
-            } else if (st == SD_OK && !draw(cd, Ld, fid, pd, rng, &m2.vector, &x2.vector, &r.draft_params))
+                    *term(&r->draft_params, i) = term_of(&r->params, i);
+                r->draft_params.tp = tp, r->draft_params.graphs = graphs;
+            } else if (st == SD_OK && !draw(cd, Ld, fid, pd, rng, &m2.vector, &x2.vector, &r->draft_params))
                 st = SD_EINVAL;
-            if (st != SD_OK) {
+            if (st != SD_OK)
                 st = sd_status_fail(err, SD_EINVAL, "band: 1000 draws in a row fell outside the terms' domains: the "
                                     "fit of %s on %s is too uncertain for a band", c->model, c->hardware);
-                break;
-            }
-            sd_roofline_point pt;
-            sd_cost_roofline(&r, batch, context, &pt);
-            v[k] = pt.improvement_opt;
-            v[ndraws + k] = pt.tokens_per_second;
-            v[2 * ndraws + k] = pt.gamma_opt;
         }
+    }
+    gsl_matrix_free(L), gsl_matrix_free(Ld), gsl_rng_free(rng), gsl_vector_free(mu), gsl_vector_free(x);
+    return st;
+}
+
+sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calibration *c, const sd_calibration *cd,
+                            double batch, double context, size_t ndraws, double q, unsigned long seed,
+                            sd_calibrate_band_out *out, sd_error *err)
+{
+    if (!(ndraws >= 10 && ndraws <= 100000) || !(q > 0.0 && q < 0.5))
+        return sd_status_fail(err, SD_EINVAL, "band: %zu draws at quantile %g; give 10..100000 draws and q in (0, 0.5)",
+                              ndraws, q);
+    sd_roofline_request *r = malloc(ndraws * sizeof *r);
+    double *v = malloc(3 * ndraws * sizeof *v);
+    sd_status st = r == NULL || v == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory")
+                                          : sd_calibrate_draws(rq, c, cd, ndraws, seed, r, err);
+    for (size_t k = 0; k < ndraws && st == SD_OK; k++) {
+        sd_roofline_point pt;
+        sd_cost_roofline(&r[k], batch, context, &pt);
+        v[k] = pt.improvement_opt;
+        v[ndraws + k] = pt.tokens_per_second;
+        v[2 * ndraws + k] = pt.gamma_opt;
     }
     if (st == SD_OK) {
         for (int j = 0; j < 3; j++)
@@ -716,7 +764,7 @@ sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calibration 
             .tokens_per_second_hi = gsl_stats_quantile_from_sorted_data(v + ndraws, 1, ndraws, 1.0 - q),
             .gamma_lo = v[2 * ndraws], .gamma_hi = v[3 * ndraws - 1] };
     }
-    gsl_matrix_free(L), gsl_matrix_free(Ld), gsl_rng_free(rng), gsl_vector_free(mu), gsl_vector_free(x);
+    free(r);
     free(v);
     return st;
 }

@@ -531,10 +531,15 @@ typedef struct {
 
 static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, prediction *p, sd_error *err)
 {
-    double *boot = NULL;
+    double *boot = NULL, *ratio = NULL;
     size_t reps = f->has_interval ? rq->replicates : 0; /* a gauge: no counts to resample */
-    if (reps > 0 && (boot = malloc(reps * rq->gamma_max * sizeof *boot)) == NULL)
+    size_t nc = rq->cost && rq->cost_draws ? rq->ncost_draws : 0;
+    size_t nf = reps > 0 ? reps : nc; /* the improvement's draws: replicates, else cost draws alone */
+    if ((reps > 0 && (boot = malloc(reps * rq->gamma_max * sizeof *boot)) == NULL) ||
+        (nc > 0 && nf > 0 && (ratio = malloc(nf * sizeof *ratio)) == NULL)) {
+        free(boot);
         return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu bootstrap replicates", reps);
+    }
     const sd_fit_request brq = { .gamma_max = rq->gamma_max, .replicates = reps, .seed = rq->seed };
     sd_status st = reps > 0 ? bootstrap(c, f, &brq, boot, err) : SD_OK;
     for (size_t g = 1; g <= rq->gamma_max && st == SD_OK; g++) {
@@ -542,14 +547,21 @@ static sd_status predict(const sd_counts *c, const sd_fit *f, const sd_fit_reque
         q->e = sd_fit_expected_tokens(f, f->chosen, g);
         q->e_lo = q->e;
         q->e_hi = q->e;
-        if (reps > 0)
-            interval(boot + g - 1, rq->gamma_max, reps, &q->e_lo, &q->e_hi);
         double cost = rq->cost ? rq->cost[g - 1] : 1.0;
         q->f = q->e / cost;
+        if (ratio != NULL) /* improvement b: replicate b's E(N) over cost draw b mod nc */
+            for (size_t b = 0; b < nf; b++)
+                ratio[b] = (reps > 0 ? boot[b * rq->gamma_max + g - 1] : q->e) /
+                           rq->cost_draws[(b % nc) * rq->gamma_max + g - 1];
+        if (reps > 0)
+            interval(boot + g - 1, rq->gamma_max, reps, &q->e_lo, &q->e_hi);
         q->f_lo = q->e_lo / cost;
         q->f_hi = q->e_hi / cost;
+        if (ratio != NULL)
+            interval(ratio, 1, nf, &q->f_lo, &q->f_hi);
     }
     free(boot);
+    free(ratio);
     return st;
 }
 
@@ -733,6 +745,10 @@ sd_status sd_fit_table(const sd_counts *c, const sd_fit *f, const sd_fit_request
         if (!(rq->cost[g] > 0.0 && isfinite(rq->cost[g])))
             return sd_status_fail(err, SD_EINVAL, "cost: the cost of gamma %zu is %g; need a finite value > 0", g + 1,
                                   rq->cost[g]);
+    for (size_t k = 0; rq->cost && rq->cost_draws && k < rq->ncost_draws * rq->gamma_max; k++)
+        if (!(rq->cost_draws[k] > 0.0 && isfinite(rq->cost_draws[k])))
+            return sd_status_fail(err, SD_EINVAL, "cost_draws: draw %zu's cost of gamma %zu is %g; need a finite "
+                                  "value > 0", k / rq->gamma_max, k % rq->gamma_max + 1, rq->cost_draws[k]);
     const char *const *cols = POSITION_COLS;
     size_t ncols = NCOLS(POSITION_COLS);
     if (report == SD_FIT_REPORT_PREDICTIONS) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "specdec/calibrate.h"
 #include "specdec/cost.h"
 #include "specdec/presets.h"
 #include "specdec/table.h"
@@ -45,7 +46,7 @@ static sd_status roof_presets(const sd_figure_input *in, const char *name, sd_pr
 }
 
 /* The request of a roofline figure: the pair t, d at the one alpha of in
- * over ROOF_GAMMAS, the default cost parameters, no hardware yet. */
+ * over ROOF_GAMMAS, no hardware yet (and so no calibration: it is the hardware's). */
 static sd_roofline_request roof_request(const sd_figure_input *in, const sd_model_spec *t, const sd_model_spec *d)
 {
     sd_roofline_request rq = sd_cost_roofline_defaults();
@@ -84,9 +85,16 @@ sd_status sd_figure_roofline_batch(const sd_figure_input *in, const char *name, 
     (void)variant;
     sd_presets p;
     const sd_model_spec *t, *d;
+    sd_calibration *fits = NULL;
+    size_t nfits = 0;
+    const sd_calibration *c, *cd;
     sd_status st = roof_presets(in, name, &p, &t, &d, err);
     if (st != SD_OK)
         return st;
+    if ((st = sd_calibrate_load_defaults(in->data_dir, &fits, &nfits, err)) != SD_OK) {
+        sd_presets_free(&p);
+        return st;
+    }
     /* only the accelerators that hold the pair at batch 1 */
     sd_roofline_request rq = roof_request(in, t, d);
     size_t nh = 0;
@@ -110,6 +118,7 @@ sd_status sd_figure_roofline_batch(const sd_figure_input *in, const char *name, 
         for (size_t k = 0; k < nh; k++) {
             sd_roofline_point r;
             rq.hardware = &p.hardware[k];
+            sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd); /* the shipped calibration's terms */
             sd_cost_roofline(&rq, b, ROOF_CONTEXT, &r);
             /* where the weights and KV caches do not fit, gnuplot reads "NaN" as a gap */
             row[1 + 2 * k] = r.fits ? sd_real(r.improvement_opt) : sd_text("NaN");
@@ -121,6 +130,7 @@ sd_status sd_figure_roofline_batch(const sd_figure_input *in, const char *name, 
     out->draft = ROOF_DRAFT;
     out->context = ROOF_CONTEXT;
     free(row);
+    free(fits);
     sd_presets_free(&p);
     return st;
 }
@@ -137,13 +147,19 @@ sd_status sd_figure_roofline_map(const sd_figure_input *in, const char *name, in
     const sd_hardware *h = NULL;
     static const char *const cols[] = { "log2_batch", "log2_context", "improvement_opt", "gamma_opt", "fits" };
     sd_table *tab = NULL;
+    sd_calibration *fits = NULL;
+    size_t nfits = 0;
+    const sd_calibration *c, *cd;
     if ((st = sd_presets_hardware(&p, "figure roofline-map", ROOF_MAP_HARDWARE, &h, err)) == SD_OK &&
+        (st = sd_calibrate_load_defaults(in->data_dir, &fits, &nfits, err)) == SD_OK &&
         (tab = sd_table_alloc(5, cols)) == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     out->block[0] = tab;
     out->nblocks = 1;
     sd_roofline_request rq = roof_request(in, t, d);
     rq.hardware = h;
+    if (st == SD_OK)
+        sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd); /* the shipped calibration's terms */
     for (int lc = 8; st == SD_OK && lc <= 17; lc++)
         for (int lb = 0; st == SD_OK && lb <= 10; lb++) {
             sd_roofline_point r;
@@ -154,6 +170,7 @@ sd_status sd_figure_roofline_map(const sd_figure_input *in, const char *name, in
         }
     out->target = ROOF_TARGET;
     out->draft = ROOF_DRAFT;
+    free(fits);
     sd_presets_free(&p);
     return st;
 }
@@ -184,18 +201,28 @@ sd_status sd_figure_verify_cost(const sd_figure_input *in, const char *name, int
         cols[k + 1] = names[k];
     }
     sd_table *tab = NULL;
+    sd_calibration *fits = NULL;
+    size_t nfits = 0;
+    const sd_calibration *c = NULL;
     if ((st = sd_presets_model(&p, where, VC_TARGET, &t, err)) == SD_OK &&
         (st = sd_presets_hardware(&p, where, VC_HARDWARE, &h, err)) == SD_OK &&
-        (st = sd_presets_check(t, h, err)) == SD_OK && (tab = sd_table_alloc(7, cols)) == NULL)
+        (st = sd_presets_check(t, h, err)) == SD_OK &&
+        (st = sd_calibrate_load_defaults(in->data_dir, &fits, &nfits, err)) == SD_OK &&
+        (tab = sd_table_alloc(7, cols)) == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+    if (st == SD_OK && (c = sd_calibrate_find(fits, nfits, t, h)) == NULL)
+        st = sd_status_fail(err, SD_EINVAL, "%s: cost-defaults.tsv holds no fit for %s on %s", where, VC_TARGET,
+                            VC_HARDWARE);
     out->block[0] = tab;
     out->nblocks = tab != NULL;
     double n = in->gamma.v[0] + 1.0;
     for (double b = 1; st == SD_OK && b <= 1024; b *= 2) {
         sd_cell row[7] = { sd_int((long long)b) };
         for (int k = 0; k < 6; k++) {
-            sd_cost_params cp = sd_cost_defaults();
+            sd_cost_params cp = sd_cost_defaults(); /* pass: the uncalibrated terms; operator: the shipped fit's */
             cp.granularity = k % 2 ? SD_GRANULARITY_PASS : SD_GRANULARITY_OPERATOR;
+            if (cp.granularity == SD_GRANULARITY_OPERATOR)
+                sd_calibrate_apply(c, &cp);
             double s = VC_CONTEXTS[k / 2];
             row[k + 1] = sd_real(sd_cost_step_time(t, h, &cp, b, n, s, NULL) /
                                  sd_cost_step_time(t, h, &cp, b, 1, s, NULL));
@@ -204,6 +231,7 @@ sd_status sd_figure_verify_cost(const sd_figure_input *in, const char *name, int
     }
     out->target = VC_TARGET;
     out->draft = VC_HARDWARE;
+    free(fits);
     sd_presets_free(&p);
     return st;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "specdec/calibrate.h"
 #include "specdec/cost.h"
 #include "specdec/data.h"
 #include "specdec/table.h"
@@ -93,6 +94,11 @@ sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, in
         st = tree_block(out, 0, 4, cols, err);
     sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = tm, rq.draft = dm, rq.hardware = h;
+    sd_calibration *fits = NULL;
+    size_t nfits = 0;
+    const sd_calibration *c, *cd;
+    if (st == SD_OK && (st = sd_calibrate_load_defaults(in->data_dir, &fits, &nfits, err)) == SD_OK)
+        sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd); /* the shipped calibration's terms */
     /* at each budget and batch, the best over the depth limits 1 .. n of the optimal tree's speed-up */
     for (size_t n = 1; st == SD_OK && n <= TREE_BUDGET_MAX; n++) {
         double best[3] = { 0.0, 0.0, 0.0 };
@@ -113,6 +119,7 @@ sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, in
     out->target = TREE_TARGET;
     out->draft = TREE_DRAFT;
     out->context = TREE_CONTEXT;
+    free(fits);
     sd_presets_free(&p);
     free(t);
     return st;

@@ -8,6 +8,8 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "specdec/calibrate.h"
 #include "specdec/cost.h"
@@ -200,6 +202,52 @@ START_TEST(family_fit_loo_and_band)
         ck_assert(b.improvement_hi - b.improvement_lo < 0.05 * pt.improvement_opt);
         ck_assert(b.tokens_per_second_lo < b.tokens_per_second_hi);
         ck_assert_int_eq(sd_calibrate_band(&q, &f[1], &f[1], 8, 1024, 5, 0.05, 7, &b, &err), SD_EINVAL);
+        /* the draws the band summarises: the same seed gives the band's quantiles exactly; a fitted term
+         * scatters with its standard error (200 draws: the SD within 30%, a 6-sigma margin), a fixed one
+         * stays; one fit serves both models, each keeping its tp */
+        sd_roofline_request dr[200];
+        q.draft_params.tp = 2;
+        ck_assert_int_eq(sd_calibrate_draws(&q, &f[1], &f[1], 200, 7, dr, &err), SD_OK);
+        double imp[200], sum = 0, sum2 = 0;
+        for (int k = 0; k < 200; k++) {
+            sd_roofline_point x;
+            q.draft_params.tp = 1;
+            sd_roofline_request one = dr[k];
+            one.draft_params.tp = 1;
+            sd_cost_roofline(&one, 8, 1024, &x);
+            imp[k] = x.improvement_opt;
+            double l = dr[k].params.launch;
+            sum += l, sum2 += l * l;
+            ck_assert_double_eq(dr[k].params.overhead, f[1].value[SD_CAL_OVERHEAD]);
+            ck_assert_double_eq(dr[k].draft_params.launch, l);
+            ck_assert_double_eq(dr[k].draft_params.tp, 2);
+        }
+        gsl_sort(imp, 1, 200);
+        ck_assert_double_eq(gsl_stats_quantile_from_sorted_data(imp, 1, 200, 0.05), b.improvement_lo);
+        double sd = sqrt(sum2 / 200 - (sum / 200) * (sum / 200)), se = f[1].se[SD_CAL_LAUNCH];
+        ck_assert_msg(sd > 0.7 * se && sd < 1.3 * se, "launch draws' SD %g, SE %g", sd, se);
+        ck_assert_msg(fabs(sum / 200 - f[1].value[SD_CAL_LAUNCH]) < 6 * se / sqrt(200.0), "mean %g", sum / 200);
+        /* which fit applies: the family's for both; a model's own row, the draft borrowing it; another
+         * granularity's, none */
+        const sd_calibration *c, *cd;
+        sd_roofline_request a = q;
+        ck_assert_int_eq(sd_calibrate_apply_request(f, nf, &a, &c, &cd), 0);
+        ck_assert(c == &f[1] && cd == &f[1]);
+        sd_calibration own = f[1];
+        snprintf(own.model, sizeof own.model, "llama-3.1-8b");
+        snprintf(own.hardware, sizeof own.hardware, "h100-sxm");
+        a = q;
+        a.draft_params.tp = 2;
+        ck_assert_int_eq(sd_calibrate_apply_request(&own, 1, &a, &c, &cd), 1);
+        ck_assert(c == &own && cd == &own);
+        ck_assert_double_eq(a.draft_params.launch, own.value[SD_CAL_LAUNCH]);
+        ck_assert_double_eq(a.draft_params.tp, 2);
+        snprintf(own.granularity, sizeof own.granularity, "pass");
+        a = sd_cost_roofline_defaults();
+        a.target = &m2[0], a.draft = &m2[1], a.hardware = &hw;
+        ck_assert_int_eq(sd_calibrate_apply_request(&own, 1, &a, &c, &cd), 0);
+        ck_assert(c == NULL && cd == NULL);
+        ck_assert_double_eq(a.params.launch, sd_cost_defaults().launch); /* untouched */
         free(f);
     }
     gsl_rng_free(r);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "specdec/calibrate.h"
 #include "specdec/cost.h"
 #include "specdec/figure.h"
 #include "specdec/fit.h"
@@ -375,6 +376,15 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     static const double gammas[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
     sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = tm, rq.draft = dm, rq.hardware = h, rq.alpha = 0.8, rq.gammas = gammas, rq.ngammas = 16;
+    sd_calibration *fits;
+    size_t nfits;
+    const sd_calibration *c, *cd;
+    ck_assert_int_eq(sd_calibrate_load_defaults(NULL, &fits, &nfits, NULL), SD_OK);
+    ck_assert_int_eq(sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd), 0); /* the family fit serves both */
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_eq(c, cd);
+    ck_assert_double_eq(rq.params.launch, c->value[SD_CAL_LAUNCH]);
+    free(fits);
     sd_roofline_point r;
     sd_cost_roofline(&rq, 1, 1024, &r);
     ck_assert_double_eq(num(t, 0, 0), 1);
@@ -394,6 +404,8 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     ck_assert_int_eq(mkdir(dir, 0777), 0);
     snprintf(path, sizeof path, "%s/models.tsv", dir);
     copy_file(data_path("models.tsv"), path);
+    snprintf(path, sizeof path, "%s/cost-defaults.tsv", dir);
+    copy_file(data_path("cost-defaults.tsv"), path);
     snprintf(path, sizeof path, "%s/hardware.tsv", dir);
     FILE *f = fopen(path, "w");
     fputs("name\ttflops_bf16\ttflops_fp8\tbandwidth_tbs\tmemory_gb\tlink_gbs\tlink_latency_us\n"
@@ -417,6 +429,8 @@ START_TEST(roofline_figures_use_the_cost_model_and_the_data_folder)
     ck_assert_ptr_null(d.block[0]);
     unlink(path);
     snprintf(path, sizeof path, "%s/models.tsv", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/cost-defaults.tsv", dir);
     unlink(path);
     rmdir(dir);
     sd_presets_free(&p);
@@ -442,12 +456,20 @@ START_TEST(verify_cost_figure_is_the_cost_model)
     const sd_hardware *h;
     ck_assert_int_eq(sd_presets_model(&p, "m", "llama-3.1-8b", &m, NULL), SD_OK);
     ck_assert_int_eq(sd_presets_hardware(&p, "h", "h100-sxm", &h, NULL), SD_OK);
+    sd_calibration *fits;
+    size_t nfits;
+    ck_assert_int_eq(sd_calibrate_load_defaults(NULL, &fits, &nfits, NULL), SD_OK);
+    const sd_calibration *c = sd_calibrate_find(fits, nfits, m, h);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_str_eq(c->hardware, "hopper"); /* the shipped family fit */
     for (size_t r = 0; r < 11; r++) {
         double b = num(t, r, 0);
         ck_assert_double_eq(b, ldexp(1, (int)r));
         for (int k = 0; k < 6; k++) {
-            sd_cost_params cp = sd_cost_defaults();
+            sd_cost_params cp = sd_cost_defaults(); /* pass: uncalibrated; operator: the shipped fit */
             cp.granularity = k % 2 ? SD_GRANULARITY_PASS : SD_GRANULARITY_OPERATOR;
+            if (k % 2 == 0)
+                sd_calibrate_apply(c, &cp);
             double s = k / 2 == 0 ? 1024 : k / 2 == 1 ? 8192 : 32768;
             double want = sd_cost_step_time(m, h, &cp, b, 5, s, NULL) / /* the default gamma 4 */
                           sd_cost_step_time(m, h, &cp, b, 1, s, NULL);
@@ -458,6 +480,7 @@ START_TEST(verify_cost_figure_is_the_cost_model)
     ck_assert(num(t, 6, 1) > 1.4 && num(t, 6, 2) < 1.2); /* batch 64, 1K: operators see the MLP turn compute-bound */
     sd_figure_data_free(&d);
     sd_presets_free(&p);
+    free(fits);
 }
 END_TEST
 
@@ -571,13 +594,21 @@ START_TEST(tree_figures)
     ck_assert_int_eq(sd_presets_model(&ps, "t", "llama-3.1-8b", &t, &err), SD_OK);
     ck_assert_int_eq(sd_presets_model(&ps, "d", "llama-3.2-1b", &dm, &err), SD_OK);
     ck_assert_int_eq(sd_presets_hardware(&ps, "h", "h100-sxm", &h, &err), SD_OK);
-    const sd_cost_params cp = sd_cost_defaults();
+    sd_calibration *fits;
+    size_t nfits;
+    ck_assert_int_eq(sd_calibrate_load_defaults(NULL, &fits, &nfits, &err), SD_OK);
+    const sd_calibration *c = sd_calibrate_find(fits, nfits, t, h), *cd = sd_calibrate_find(fits, nfits, dm, h);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_eq(c, cd); /* one family fit for both */
+    sd_cost_params cp = sd_cost_defaults();
+    sd_calibrate_apply(c, &cp);
     const double batches[3] = { 1, 16, 64 };
     for (size_t j = 0; j < 3; j++) {
         double t1 = sd_cost_step_time(t, h, &cp, batches[j], 1, 1024, NULL);
         double tt = sd_cost_step_time(dm, h, &cp, batches[j], 1, 1024, NULL) + sd_cost_step_time(t, h, &cp, batches[j], 2, 1024, NULL);
         ck_assert_rel(num(d.block[0], 0, 1 + j), (1 + p0) * t1 / tt, 1e-12);
     }
+    free(fits);
     sd_presets_free(&ps);
     sd_figure_data_free(&d);
 }

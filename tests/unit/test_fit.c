@@ -130,8 +130,42 @@ START_TEST(reports_and_hand_counts)
     ck_assert_uint_ge(sd_table_nnotes(t), 1);
     ck_assert_ptr_nonnull(strstr(sd_table_note_at(t, 0), "recommended gamma"));
     sd_table_free(t);
-    cost[4] = 0.0;
+    /* the cost's draws: all equal to cost, the interval is the bootstrap's over cost, to rounding (the
+     * control); spread 10% either way, it widens and still holds the point; a bad draw is refused */
+    double same[20 * 6], spread[20 * 6], base_lo[6], base_hi[6];
+    for (int k = 0; k < 20; k++)
+        for (int g = 0; g < 6; g++) {
+            same[k * 6 + g] = cost[g];
+            spread[k * 6 + g] = cost[g] * (k % 2 ? 1.1 : 0.9);
+        }
+    for (int pass = 0; pass < 3; pass++) {
+        sd_fit_request r2 = rq;
+        if (pass > 0)
+            r2.cost_draws = pass == 1 ? same : spread, r2.ncost_draws = 20;
+        ck_assert_int_eq(sd_fit_table(&c, &f, &r2, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
+        size_t lo = sd_table_find(t, "improvement_lo"), hi = sd_table_find(t, "improvement_hi");
+        size_t im = sd_table_find(t, "improvement");
+        for (size_t g = 0; g < 6; g++) {
+            double l = sd_table_cell(t, g, lo)->v.r, h = sd_table_cell(t, g, hi)->v.r, x = sd_table_cell(t, g, im)->v.r;
+            if (pass == 0)
+                base_lo[g] = l, base_hi[g] = h;
+            else if (pass == 1) {
+                ck_assert_rel(l, base_lo[g], 1e-14);
+                ck_assert_rel(h, base_hi[g], 1e-14);
+            }
+            else
+                ck_assert_msg(l < base_lo[g] && h > base_hi[g] && l < x && x < h, "gamma %zu: [%g, %g] vs [%g, %g]",
+                              g + 1, l, h, base_lo[g], base_hi[g]);
+        }
+        sd_table_free(t);
+    }
+    spread[7] = -1.0;
+    sd_fit_request r3 = rq;
+    r3.cost_draws = spread, r3.ncost_draws = 20;
     sd_error err;
+    ck_assert_int_eq(sd_fit_table(&c, &f, &r3, SD_FIT_REPORT_PREDICTIONS, &t, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cost_draws: draw 1's cost of gamma 2 is -1"));
+    cost[4] = 0.0;
     ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "cost: the cost of gamma 5 is 0"));
     ck_assert_int_eq(sd_fit_counts(&c, 1.5, &f, &err), SD_EINVAL);
