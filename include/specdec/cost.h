@@ -126,6 +126,27 @@ SD_API size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, co
 SD_API double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                                 double n, double context, int *compute_bound);
 
+/* A pass over sequences of different kinds (a mixed batch, as a serving
+ * engine's step with chunked prefill is): groups g[0..ng-1], each of
+ * `sequences` sequences of `tokens` new tokens at `context` cached tokens,
+ * with logits for `logits` of each sequence's new tokens -- tokens for a
+ * decode or verification, 1 for a prompt chunk that ends its prompt, 0 for
+ * an earlier chunk.  A prompt's chunk of P tokens after C cached ones is
+ * the group {1, P, C, 0 or 1}: its attention is causal, 4 H h P (C + (P +
+ * 1) / 2) FLOPs a layer, over C + P tokens of cache.  The operators see
+ * the groups' sums (M tokens, Ml with logits; attention term by term), so
+ * that one group {B, n, S, n} is sd_cost_breakdown's pass exactly, and the
+ * linear operators of a mixed pass cost what one pass over all its tokens
+ * does.  Same contract as sd_cost_breakdown and sd_cost_step_time. */
+typedef struct {
+    double sequences, tokens, context, logits;
+} sd_cost_group;
+
+SD_API size_t sd_cost_breakdown_groups(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                                       const sd_cost_group *g, size_t ng, sd_cost_op *ops);
+SD_API double sd_cost_groups_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                                  const sd_cost_group *g, size_t ng, int *compute_bound);
+
 /* K(m, N): the kernels one pass of m over cp->tp GPUs launches (the table
  * above; the same for both granularities). */
 SD_API double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp);

@@ -9,6 +9,8 @@
 
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
+static const sd_domain PREFILL = { "--prefill", 1, 16777216, 1 };
+static const sd_domain PREFILL_CACHED = { "--prefill-cached", 0, 16777216, 1 };
 static const sd_domain COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
 
 /* What one run holds and must release. */
@@ -270,43 +272,50 @@ static sd_status point_rows(const sd_roofline_request *rq, const setting *s, con
 
 /* --breakdown: one pass's operators for the target (T = --verify-tokens,
  * default 1) and the draft (T = 1, its window), at one (batch, context). */
-static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, double ctx, sd_table *t, sd_error *err)
+/* The rows of one pass: each operator, then the total. */
+static sd_status pass_rows(const char *role, const sd_model_spec *m, const sd_hardware *hw, const sd_cost_params *cp,
+                           const sd_cost_group *g, size_t ng, sd_table *t, sd_error *err)
 {
+    sd_cost_op ops[SD_COST_MAX_OPS];
+    size_t k = sd_cost_breakdown_groups(m, hw, cp, g, ng, ops);
+    int cb;
+    double total = sd_cost_groups_time(m, hw, cp, g, ng, &cb), flops = 0, bytes = 0;
     sd_status st = SD_OK;
-    for (int role = 0; role < 2 && st == SD_OK; role++) {
-        const sd_model_spec *m = role ? rq->draft : rq->target;
-        const sd_cost_params *cp = role ? &rq->draft_params : &rq->params;
-        double n = role == 0 && rq->verify_tokens > 0 ? rq->verify_tokens : 1.0;
-        double s = role && rq->draft_window > 0 ? fmin(ctx, rq->draft_window) : ctx;
-        sd_cost_op ops[SD_COST_MAX_OPS];
-        size_t k = sd_cost_breakdown(m, rq->hardware, cp, batch, n, s, ops);
-        double total = sd_cost_step_time(m, rq->hardware, cp, batch, n, s, NULL);
-        for (size_t i = 0; i < k && st == SD_OK; i++) {
-            const char *bound = ops[i].flops > 0 || ops[i].bytes > 0 ? (ops[i].compute_bound ? "compute" : "memory")
-                                                                      : "-";
-            if (strcmp(ops[i].name, "all_reduce") == 0)
-                bound = "link";
-            const sd_cell row[] = { sd_text(role ? "draft" : "target"), sd_text(m->name), sd_int((long long)batch),
-                                    sd_int((long long)s), sd_int((long long)n), sd_text(ops[i].name),
-                                    sd_real(ops[i].count), sd_real(ops[i].flops), sd_real(ops[i].bytes),
-                                    sd_real(ops[i].seconds), sd_real(ops[i].seconds / total), sd_text(bound) };
-            st = sd_table_add(t, row, err);
-        }
-        /* the pass: every operator, t0 and communication together */
-        double flops = 0, bytes = 0;
-        for (size_t i = 0; i < k; i++) {
-            flops += ops[i].flops;
-            bytes += ops[i].bytes;
-        }
-        int cb;
-        sd_cost_step_time(m, rq->hardware, cp, batch, n, s, &cb);
-        const sd_cell row[] = { sd_text(role ? "draft" : "target"), sd_text(m->name), sd_int((long long)batch),
-                                sd_int((long long)s), sd_int((long long)n), sd_text("total"), sd_real(1),
-                                sd_real(flops), sd_real(bytes), sd_real(total), sd_real(1),
-                                sd_text(cb ? "compute" : "memory") };
-        if (st == SD_OK)
-            st = sd_table_add(t, row, err);
+    for (size_t i = 0; i < k && st == SD_OK; i++) {
+        const char *bound = ops[i].flops > 0 || ops[i].bytes > 0 ? (ops[i].compute_bound ? "compute" : "memory") : "-";
+        if (strcmp(ops[i].name, "all_reduce") == 0)
+            bound = "link";
+        const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
+                                sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text(ops[i].name),
+                                sd_real(ops[i].count), sd_real(ops[i].flops), sd_real(ops[i].bytes),
+                                sd_real(ops[i].seconds), sd_real(ops[i].seconds / total), sd_text(bound) };
+        st = sd_table_add(t, row, err);
+        flops += ops[i].flops;
+        bytes += ops[i].bytes;
     }
+    /* the pass: every operator, t0 and communication together */
+    const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
+                            sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text("total"),
+                            sd_real(1), sd_real(flops), sd_real(bytes), sd_real(total), sd_real(1),
+                            sd_text(cb ? "compute" : "memory") };
+    return st == SD_OK ? sd_table_add(t, row, err) : st;
+}
+
+/* The target's and the draft's passes at (batch, ctx), and with a prompt chunk (prefill[0]
+ * tokens after prefill[1] cached; none when prefill[0] is 0) the target's mixed pass. */
+static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, double ctx, const double *prefill,
+                                sd_table *t, sd_error *err)
+{
+    double n = rq->verify_tokens > 0 ? rq->verify_tokens : 1.0;
+    double s = rq->draft_window > 0 ? fmin(ctx, rq->draft_window) : ctx;
+    const sd_cost_group target = { .sequences = batch, .tokens = n, .context = ctx, .logits = n };
+    const sd_cost_group draft = { .sequences = batch, .tokens = 1, .context = s, .logits = 1 };
+    const sd_cost_group mixed[2] = { target, { .sequences = 1, .tokens = prefill[0], .context = prefill[1], .logits = 1 } };
+    sd_status st = pass_rows("target", rq->target, rq->hardware, &rq->params, &target, 1, t, err);
+    if (st == SD_OK)
+        st = pass_rows("draft", rq->draft, rq->hardware, &rq->draft_params, &draft, 1, t, err);
+    if (st == SD_OK && prefill[0] > 0)
+        st = pass_rows("target+prefill", rq->target, rq->hardware, &rq->params, mixed, 2, t, err);
     return st;
 }
 
@@ -344,11 +353,28 @@ static sd_status run_roofline(const cli_args *a, sd_table **out, sd_error *err)
         (st = cli_list(a, &CLI_BATCH, &l[0], err)) != SD_OK || (st = cli_list(a, &CLI_CONTEXT, &l[1], err)) != SD_OK ||
         (st = cli_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
         goto done;
+    double prefill[2] = { 0, 0 };
+    if (!breakdown && (cli_given(a, "--prefill") || cli_given(a, "--prefill-cached"))) {
+        st = sd_status_fail(err, SD_EINVAL, "%s: goes with --breakdown", cli_given(a, "--prefill") ? "--prefill"
+                                                                                                    : "--prefill-cached");
+        goto done;
+    }
+    if (cli_given(a, "--prefill-cached") && !cli_given(a, "--prefill")) {
+        st = sd_status_fail(err, SD_EINVAL, "--prefill-cached: goes with --prefill P");
+        goto done;
+    }
     if (breakdown) {
-        st = cli_table(12, op_cols, &t, err);
+        if ((cli_given(a, "--prefill") && (st = cli_number(a, &PREFILL, &prefill[0], err)) != SD_OK) ||
+            (cli_given(a, "--prefill-cached") && (st = cli_number(a, &PREFILL_CACHED, &prefill[1], err)) != SD_OK) ||
+            (st = cli_table(12, op_cols, &t, err)) != SD_OK)
+            goto done;
         for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
             for (size_t i = 0; i < l[0].n && st == SD_OK; i++)
-                st = breakdown_rows(&rq, l[0].v[i], l[1].v[j], t, err);
+                st = breakdown_rows(&rq, l[0].v[i], l[1].v[j], prefill, t, err);
+        if (st == SD_OK && prefill[0] > 0)
+            st = sd_table_note(t, err, "target+prefill: the target's pass over the batch beside one prompt chunk of "
+                               "%.0f tokens after %.0f cached (a step of chunked prefill): causal attention over the "
+                               "chunk, logits for its last token only.", prefill[0], prefill[1]);
         goto done;
     }
     if (cli_given(a, "--export") && !schedule) {
@@ -391,6 +417,10 @@ static const cli_option ROOFLINE_OPTIONS[] = {
     { .name = "--verify-tokens", .metavar = "T", .help = "tokens verified per sequence per pass, in {range} (default "
       "gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
     { .name = "--breakdown", .help = "print one pass's operators (FLOPs, bytes, time, bound) instead" },
+    { .name = "--prefill", .metavar = "P", .help = "with --breakdown: also the target's pass beside one prompt chunk "
+      "of P tokens, in {range} (chunked prefill's mixed step)", .domain = &PREFILL },
+    { .name = "--prefill-cached", .metavar = "C", .help = "with --prefill: the tokens of that prompt already cached "
+      "(an earlier chunk's), in {range} (default 0)", .domain = &PREFILL_CACHED },
     { .name = "--schedule", .help = "print the draft length per batch bucket instead" },
     { .name = "--export", .metavar = "ENGINE", .help = "with --schedule: write it in an engine's syntax, ready to paste: "
       "{names} (vLLM's speculative config JSON, SGLang's adaptive config JSON, TensorRT-LLM's "

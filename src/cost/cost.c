@@ -89,11 +89,31 @@ double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp)
     return k;
 }
 
-/* The operators of one layer, then embedding and LM head (cost.h). */
-static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double B, double T,
-                           double S, sd_cost_op *ops)
+/* What the operators read off the groups of a pass: M new tokens in all, Ml
+ * of them with logits; attention's FLOPs and KV tokens summed group by
+ * group (each group's B T (S + (T + 1) / 2) causal term and B (S + T)). */
+typedef struct {
+    double M, Ml, att, kv;
+} group_sums;
+
+static group_sums sums(const sd_cost_group *g, size_t ng)
 {
-    const double N = cp->tp, M = B * T, d = m->d_model, hd = m->head_dim, L = m->layers;
+    group_sums u = { 0.0, 0.0, 0.0, 0.0 };
+    for (size_t i = 0; i < ng; i++) {
+        const double B = g[i].sequences, T = g[i].tokens, S = g[i].context;
+        u.M += B * T;
+        u.Ml += B * g[i].logits;
+        u.att += B * T * (S + (T + 1) / 2);
+        u.kv += B * (S + T);
+    }
+    return u;
+}
+
+/* The operators of one layer, then embedding and LM head (cost.h). */
+static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                           const group_sums *u, sd_cost_op *ops)
+{
+    const double N = cp->tp, M = u->M, Ml = u->Ml, d = m->d_model, hd = m->head_dim, L = m->layers;
     const double Hq = m->heads / N, Hk = fmax(m->kv_heads / N, 1.0), f = m->d_ff / N;
     const double bw = sd_dtype_bytes(m->weight), bkv = sd_dtype_bytes(m->kv), ba = sd_dtype_bytes(m->act);
     const double E = m->experts, k = m->experts_active, qkv = (Hq + 2.0 * Hk) * hd;
@@ -101,8 +121,7 @@ static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const s
     size_t n = 0;
     roof(&ops[n++], "embedding", 1, 0.0, M * d * bw / N + M * d * ba, Fa, h, cp);
     roof(&ops[n++], "qkv_proj", L, 2 * M * d * qkv, d * qkv * bw + M * d * ba + M * qkv * ba, Fc, h, cp);
-    roof(&ops[n++], "attention", L, 4 * B * Hq * hd * T * (S + (T + 1) / 2),
-         2 * B * Hk * hd * (S + T) * bkv + 2 * M * Hq * hd * ba, Fa, h, cp);
+    roof(&ops[n++], "attention", L, 4 * Hq * hd * u->att, 2 * Hk * hd * u->kv * bkv + 2 * M * Hq * hd * ba, Fa, h, cp);
     roof(&ops[n++], "out_proj", L, 2 * M * Hq * hd * d, Hq * hd * d * bw + M * Hq * hd * ba + M * d * ba, Fc, h, cp);
     if (E > 1.0)
         roof(&ops[n++], "router", L, 2 * M * d * E, d * E * bw + M * d * ba + M * E * ba, Fc, h, cp);
@@ -110,8 +129,8 @@ static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const s
          Fc, h, cp);
     roof(&ops[n++], "norm_act", L, 10 * M * d + 4 * M * k * f, 2 * d * bw + 10 * M * d * ba + 3 * M * k * f * ba, Fa, h,
          cp);
-    roof(&ops[n++], "lm_head", 1, 4 * M * d + 2 * M * d * m->vocab / N, d * m->vocab * bw / N + M * d * ba +
-         M * m->vocab * ba / N, Fc, h, cp);
+    roof(&ops[n++], "lm_head", 1, 4 * M * d + 2 * Ml * d * m->vocab / N, d * m->vocab * bw / N + Ml * d * ba +
+         Ml * m->vocab * ba / N, Fc, h, cp);
     return n;
 }
 
@@ -127,25 +146,25 @@ static double params_read(const sd_model_spec *m, double tokens)
 }
 
 /* The whole pass as one roofline, tp GPUs ideal (cost.h). */
-static void pass_op(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double B, double T,
-                    double S, sd_cost_op *op)
+static void pass_op(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, const group_sums *u,
+                    sd_cost_op *op)
 {
-    double tokens = B * T;
-    double flops = 2.0 * m->params_active * tokens + 4.0 * m->layers * m->heads * m->head_dim * tokens * (S + (T + 1.0) / 2.0);
-    double bytes = params_read(m, tokens) * sd_dtype_bytes(m->weight) + sd_cost_kv_per_token(m) * B * (S + T);
+    double flops = 2.0 * m->params_active * u->M + 4.0 * m->layers * m->heads * m->head_dim * u->att;
+    double bytes = params_read(m, u->M) * sd_dtype_bytes(m->weight) + sd_cost_kv_per_token(m) * u->kv;
     roof(op, "pass", 1, flops / cp->tp, bytes / cp->tp, h->flops[m->compute], h, cp); /* per GPU, N ideal */
 }
 
-size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
-                         double n, double context, sd_cost_op *ops)
+size_t sd_cost_breakdown_groups(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                                const sd_cost_group *g, size_t ng, sd_cost_op *ops)
 {
     size_t k;
+    group_sums u = sums(g, ng);
     if (cp->granularity == SD_GRANULARITY_PASS) {
-        pass_op(m, h, cp, batch, n, context, &ops[0]);
+        pass_op(m, h, cp, &u, &ops[0]);
         k = 1;
     } else
-        k = operator_ops(m, h, cp, batch, n, context, ops);
-    double bytes, t = all_reduce_seconds(m, h, cp, batch * n, &bytes), kernels = sd_cost_kernels(m, cp);
+        k = operator_ops(m, h, cp, &u, ops);
+    double bytes, t = all_reduce_seconds(m, h, cp, u.M, &bytes), kernels = sd_cost_kernels(m, cp);
     if (cp->tp > 1.0)
         ops[k++] = (sd_cost_op){ .name = "all_reduce", .count = 2.0 * m->layers, .bytes = bytes, .seconds = t };
     ops[k++] = (sd_cost_op){ .name = "launch", .count = kernels,
@@ -154,11 +173,11 @@ size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_
     return k;
 }
 
-double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
-                         double n, double context, int *compute_bound)
+double sd_cost_groups_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp,
+                           const sd_cost_group *g, size_t ng, int *compute_bound)
 {
     sd_cost_op ops[SD_COST_MAX_OPS];
-    size_t k = sd_cost_breakdown(m, h, cp, batch, n, context, ops);
+    size_t k = sd_cost_breakdown_groups(m, h, cp, g, ng, ops);
     double total = 0.0, compute = 0.0, memory = 0.0;
     for (size_t i = 0; i < k; i++) {
         total += ops[i].seconds;
@@ -168,6 +187,20 @@ double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_
     if (compute_bound != NULL)
         *compute_bound = compute > memory;
     return total;
+}
+
+size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+                         double n, double context, sd_cost_op *ops)
+{
+    const sd_cost_group g = { .sequences = batch, .tokens = n, .context = context, .logits = n };
+    return sd_cost_breakdown_groups(m, h, cp, &g, 1, ops);
+}
+
+double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
+                         double n, double context, int *compute_bound)
+{
+    const sd_cost_group g = { .sequences = batch, .tokens = n, .context = context, .logits = n };
+    return sd_cost_groups_time(m, h, cp, &g, 1, compute_bound);
 }
 
 /* ---- the pair ------------------------------------------------------------------------- */

@@ -355,6 +355,61 @@ END_TEST
  *           Two tokens run 4 (1,409,286,144 FLOPs) and touch
  *           8 (1 - (3/4)^2) = 3.5 experts on average: 1,233,125,376 bytes
  *           + 4 x 102,400 -> 1,233,534,976. */
+/* A prompt chunk of Llama-3.1-8B by hand, one layer (d 4096, 32 query
+ * heads and 8 KV heads of 128, BF16), P = 512 tokens after C = 0 cached:
+ *   qkv_proj: 2 P d (Hq + 2 Hk) hd = 2 x 512 x 4096 x 6144 = 25,769,803,776
+ *        FLOPs; bytes: the weights 50,331,648 + rows in 512 x 8,192 and
+ *        out 512 x 12,288 (10,485,760) = 60,817,408
+ *   attention: causal, 4 Hq hd P (C + (P + 1) / 2) = 4 x 32 x 128 x 512 x
+ *        256.5 = 2,151,677,952 FLOPs; the cache written and read, 2 Hk hd
+ *        (C + P) x 2 bytes = 2,097,152, and Q and O 2 x 512 x 8,192 =
+ *        8,388,608 -> 10,485,760
+ *   lm_head: logits for the last token only: 2 d V = 1,050,673,152 plus the
+ *        final norm over all 512 rows, 4 x 512 x 4096 = 8,388,608 FLOPs
+ * and a mixed pass (a decode batch of 16 at context 1000 beside the chunk)
+ * adds the linear operators' rows and attention's terms group by group,
+ * and two chunks of 256 cost attention what one of 512 does. */
+START_TEST(prefill_by_hand)
+{
+    sd_cost_params cp = sd_cost_defaults();
+    sd_cost_op ops[SD_COST_MAX_OPS], dec[SD_COST_MAX_OPS], mix[SD_COST_MAX_OPS];
+    const sd_cost_group chunk = { .sequences = 1, .tokens = 512, .context = 0, .logits = 1 };
+    size_t n = sd_cost_breakdown_groups(&L8B, &H100, &cp, &chunk, 1, ops);
+    ck_assert_double_eq(op_named(ops, n, "qkv_proj")->flops, 32 * 25769803776.0);
+    ck_assert_double_eq(op_named(ops, n, "qkv_proj")->bytes, 32 * 60817408.0);
+    ck_assert_double_eq(op_named(ops, n, "attention")->flops, 32 * 2151677952.0);
+    ck_assert_double_eq(op_named(ops, n, "attention")->bytes, 32 * 10485760.0);
+    ck_assert_double_eq(op_named(ops, n, "lm_head")->flops, 1050673152.0 + 8388608.0);
+    ck_assert_int_eq(op_named(ops, n, "mlp")->compute_bound, 1); /* 512 rows: the GEMMs turn compute-bound */
+    /* the mixed pass */
+    const sd_cost_group g[2] = { { .sequences = 16, .tokens = 1, .context = 1000, .logits = 1 }, chunk };
+    size_t nd = sd_cost_breakdown(&L8B, &H100, &cp, 16, 1, 1000, dec), nm = sd_cost_breakdown_groups(&L8B, &H100, &cp, g, 2, mix);
+    ck_assert_uint_eq(nm, n);
+    ck_assert_double_eq(op_named(mix, nm, "qkv_proj")->flops, 32 * 2.0 * (16 + 512) * 4096 * 6144);
+    ck_assert_rel(op_named(mix, nm, "attention")->flops,
+                  op_named(ops, n, "attention")->flops + op_named(dec, nd, "attention")->flops, 1e-15);
+    ck_assert_rel(op_named(mix, nm, "attention")->bytes,
+                  op_named(ops, n, "attention")->bytes + op_named(dec, nd, "attention")->bytes, 1e-15);
+    ck_assert_double_eq(op_named(mix, nm, "mlp")->bytes - op_named(dec, nd, "mlp")->bytes,
+                        op_named(ops, n, "mlp")->bytes - 32.0 * 3 * 4096 * 14336 * 2); /* weights read once */
+    ck_assert(sd_cost_groups_time(&L8B, &H100, &cp, g, 2, NULL) <
+              sd_cost_step_time(&L8B, &H100, &cp, 16, 1, 1000, NULL) + sd_cost_groups_time(&L8B, &H100, &cp, &chunk, 1, NULL));
+    /* chunked: 256 + 256 after 256 cached is 512's attention, exactly (the causal sums add) */
+    const sd_cost_group halves[2] = { { .sequences = 1, .tokens = 256, .context = 0, .logits = 0 },
+                                      { .sequences = 1, .tokens = 256, .context = 256, .logits = 1 } };
+    sd_cost_op h1[SD_COST_MAX_OPS];
+    size_t nh = sd_cost_breakdown_groups(&L8B, &H100, &cp, halves, 2, h1);
+    ck_assert_double_eq(op_named(h1, nh, "attention")->flops, op_named(ops, n, "attention")->flops);
+    /* one group {B, n, S, n} is sd_cost_breakdown's pass exactly, at both granularities */
+    for (int gran = 0; gran < 2; gran++) {
+        cp.granularity = gran ? SD_GRANULARITY_PASS : SD_GRANULARITY_OPERATOR;
+        const sd_cost_group one = { .sequences = 64, .tokens = 5, .context = 4096, .logits = 5 };
+        ck_assert_double_eq(sd_cost_groups_time(&L8B, &H100, &cp, &one, 1, NULL),
+                            sd_cost_step_time(&L8B, &H100, &cp, 64, 5, 4096, NULL));
+    }
+}
+END_TEST
+
 START_TEST(moe_layer_by_hand)
 {
     sd_cost_params cp = sd_cost_defaults();
@@ -513,6 +568,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, memory_fit);
     tcase_add_test(tc, breakeven_and_schedule);
     tcase_add_test(tc, layer_by_hand);
+    tcase_add_test(tc, prefill_by_hand);
     tcase_add_test(tc, moe_layer_by_hand);
     tcase_add_test(tc, tensor_parallel);
     tcase_add_test(tc, compute_types);
