@@ -8,7 +8,7 @@
 # 'roofline', and file and folder names.  tests/man.sh checks that every
 # command and option of the program appears here.
 
-_specdec_commands="speedup optimal expect tree overlap metrics markov fit simulate policies sample validate merge roofline plot"
+_specdec_commands="speedup optimal expect tree overlap metrics markov fit simulate policies sample validate merge roofline serving plot"
 
 _specdec_global_options="--data --help --version"
 
@@ -20,7 +20,7 @@ _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-token
 # Sampling settings of overlap and simulate (issue 13).
 _specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
 
-# The cost options of every command the roofline presets cost (tree, fit, roofline).
+# The cost options of every command the roofline presets cost (tree, fit, roofline, serving).
 _specdec_cost_options="--granularity --tp --draft-kv-window --graphs --eta-flops --eta-bw --overhead --launch --calibration"
 
 # Options that take no value; every other option takes one.
@@ -42,6 +42,7 @@ _specdec_options()
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
     roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --verify-tokens --breakdown --prefill --prefill-cached --schedule --export --counts --counts-gamma --calibrate --calibrate-by --save-calibration --list-models --list-hardware --models-file --hardware-file $_specdec_cost_options --format --help" ;;
+    serving)  echo "--target --draft --hardware --rate --users --trace --prompt --output --gamma --gamma-max --alpha --acceptance --counts --counts-gamma --max-num-seqs --max-num-batched-tokens --memory-fraction --slo-ttft --slo-tpot --method --requests --warmup --replications --seed $_specdec_cost_options --format --help" ;;
     merge)    echo "--format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
     esac

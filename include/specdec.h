@@ -103,6 +103,7 @@
 #include "specdec/counters.h"
 #include "specdec/fit.h"
 #include "specdec/figure.h"
+#include "specdec/serving.h"
 #include "specdec/policies.h"
 #include "specdec/schedule.h"
 #include "specdec/validate.h"

@@ -261,6 +261,12 @@ sd_status cli_roofline_request(const cli_args *a, const sd_presets *p, sd_roofli
 sd_status cli_costs_note(const cli_args *a, const cli_costs *c, const sd_roofline_request *rq, int band, sd_table *t,
                          sd_error *err);
 void cli_costs_free(cli_costs *c);
+/* --counts FILE (with --counts-gamma G where the file does not state it): the engine's counters
+ * fitted (fit.h) into the conditional acceptance of positions 1..top, acc_k = S_k / S_{k-1} with
+ * S_k = E(k) - E(k - 1) under the model the fit chose (the measured positions up to the measured
+ * gamma); acc->v is malloc'd.  roofline and serving read it alike. */
+extern const sd_domain CLI_COUNTS_GAMMA;
+sd_status cli_fitted_acceptance(const cli_args *a, size_t top, sd_list *acc, sd_error *err);
 
 /* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
 
@@ -315,7 +321,8 @@ sd_status cli_gnuplot_run(const char *dir, const char *name, sd_error *err);
 /* ---- the commands, one per file (cmd_NAME.c) ------------------------------------ */
 
 extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_simulate, cmd_sample,
-    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge, cmd_tree;
+    cmd_validate, cmd_plot, cmd_metrics, cmd_markov, cmd_policies, cmd_roofline, cmd_fit, cmd_merge, cmd_tree,
+    cmd_serving;
 
 /* The command table (commands.c), NULL-terminated, in --help order. */
 const cli_command *const *cli_commands(void);

@@ -11,7 +11,6 @@ static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
 static const sd_domain PREFILL = { "--prefill", 1, 16777216, 1 };
 static const sd_domain PREFILL_CACHED = { "--prefill-cached", 0, 16777216, 1 };
-static const sd_domain COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
 
 /* What one run holds and must release. */
 typedef struct {
@@ -82,37 +81,6 @@ static sd_status read_setting(const cli_args *a, setting *s, sd_roofline_request
     return st;
 }
 
-/* --counts FILE: the engine's counters fitted (fit.h) into the conditional
- * acceptance of positions 1..max(gammas), acc_k = S_k / S_{k-1} with S_k =
- * E(k) - E(k - 1) under the model the fit chose (the measured positions up
- * to the measured gamma). */
-static sd_status fitted_acceptance(const cli_args *a, const sd_list *gammas, sd_list *acc, sd_error *err)
-{
-    double g = 0, top = 0;
-    sd_counts c;
-    sd_fit f;
-    sd_status st;
-    if (cli_given(a, "--counts-gamma") && (st = cli_number(a, &COUNTS_GAMMA, &g, err)) != SD_OK)
-        return st;
-    const sd_counts_options opt = { .gamma = (size_t)g, .gamma_name = "--counts-gamma" };
-    if ((st = sd_counters_load(cli_value(a, "--counts"), &opt, &c, err)) != SD_OK ||
-        (st = sd_fit_counts(&c, SD_FIT_LEVEL, &f, err)) != SD_OK)
-        return st;
-    for (size_t i = 0; i < gammas->n; i++)
-        top = gammas->v[i] > top ? gammas->v[i] : top;
-    if ((acc->v = malloc((size_t)top * sizeof *acc->v)) == NULL)
-        return sd_status_fail(err, SD_ENOMEM, "out of memory");
-    acc->n = (size_t)top;
-    double prev = 1.0, e_prev = 1.0;
-    for (size_t k = 1; k <= acc->n; k++) {
-        double e = sd_fit_expected_tokens(&f, f.chosen, k), surv = e - e_prev;
-        acc->v[k - 1] = prev > 0.0 ? fmin(1.0, fmax(0.0, surv / prev)) : 0.0;
-        prev = surv;
-        e_prev = e;
-    }
-    return SD_OK;
-}
-
 /* The acceptance (--alpha, --alpha-by-context or the --acceptance vector
  * with gamma = 1..G) and the draft lengths into rq. */
 static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas, sd_roofline_request *rq,
@@ -127,8 +95,12 @@ static sd_status read_acceptance(const cli_args *a, setting *s, sd_list *gammas,
     if (cli_given(a, "--counts-gamma") && !cli_given(a, "--counts"))
         return sd_status_fail(err, SD_EINVAL, "--counts-gamma: it gives the draft length of --counts FILE");
     if (cli_given(a, "--counts")) {
-        if ((st = cli_list(a, &RGAMMA, gammas, err)) != SD_OK || (st = fitted_acceptance(a, gammas, &s->acc, err)) !=
-            SD_OK)
+        double top = 0;
+        if ((st = cli_list(a, &RGAMMA, gammas, err)) != SD_OK)
+            return st;
+        for (size_t i = 0; i < gammas->n; i++)
+            top = gammas->v[i] > top ? gammas->v[i] : top;
+        if ((st = cli_fitted_acceptance(a, (size_t)top, &s->acc, err)) != SD_OK)
             return st;
         rq->acc = s->acc.v;
         rq->nacc = s->acc.n;
@@ -428,7 +400,7 @@ static const cli_option ROOFLINE_OPTIONS[] = {
     { .name = "--counts", .metavar = "FILE", .help = "an engine's counters (as for fit) instead of --alpha: the "
       "fitted acceptance per position" },
     { .name = "--counts-gamma", .metavar = "G", .help = "the draft length of --counts FILE where it does not state it "
-      "(as fit --gamma), in {range}", .domain = &COUNTS_GAMMA },
+      "(as fit --gamma), in {range}", .domain = &CLI_COUNTS_GAMMA },
     { .name = "--calibrate", .metavar = "FILE", .help = "fit eta_F, eta_BW and t0 to measured step times (TSV: model, "
       "hardware, batch, context, tokens, seconds[, tp])" },
     { .name = "--calibrate-by", .metavar = "G", .help = "with --calibrate: fit each model-hardware pair, or by "

@@ -189,3 +189,30 @@ const cli_option CLI_COST_OPTIONS[] = {
       "uses none unless given)" },
     { .name = NULL },
 };
+
+const sd_domain CLI_COUNTS_GAMMA = { "--counts-gamma", 1, SD_COUNTS_MAX_GAMMA, 1 };
+
+sd_status cli_fitted_acceptance(const cli_args *a, size_t top, sd_list *acc, sd_error *err)
+{
+    double g = 0;
+    sd_counts c;
+    sd_fit f;
+    sd_status st;
+    if (cli_given(a, "--counts-gamma") && (st = cli_number(a, &CLI_COUNTS_GAMMA, &g, err)) != SD_OK)
+        return st;
+    const sd_counts_options opt = { .gamma = (size_t)g, .gamma_name = "--counts-gamma" };
+    if ((st = sd_counters_load(cli_value(a, "--counts"), &opt, &c, err)) != SD_OK ||
+        (st = sd_fit_counts(&c, SD_FIT_LEVEL, &f, err)) != SD_OK)
+        return st;
+    if ((acc->v = malloc(top * sizeof *acc->v)) == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    acc->n = top;
+    double prev = 1.0, e_prev = 1.0;
+    for (size_t k = 1; k <= acc->n; k++) {
+        double e = sd_fit_expected_tokens(&f, f.chosen, k), surv = e - e_prev;
+        acc->v[k - 1] = prev > 0.0 ? fmin(1.0, fmax(0.0, surv / prev)) : 0.0;
+        prev = surv;
+        e_prev = e;
+    }
+    return SD_OK;
+}

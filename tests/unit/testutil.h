@@ -53,6 +53,7 @@ Suite *counters_suite(void); /* counters */
 Suite *counters_json_suite(void);
 Suite *counters_prometheus_suite(void);
 Suite *fit_suite(void);
+Suite *serving_suite(void); /* serving */
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);
 Suite *schedule_suite(void);
