@@ -77,6 +77,9 @@ static const check CHECKS[] = {
     { .info = { .first = 23, .last = 23, .name = "tree",
                 .summary = "token trees: output = p for top-k and sampled children, tokens per pass = (T1)" },
       .run = sd_validate_check_tree },
+    { .info = { .first = 24, .last = 24, .name = "serving",
+                .summary = "serving under load: the simulation against its twin, Little's law, lambda -> 0" },
+      .run = sd_validate_check_serving },
     { .info = { .name = NULL }, .run = NULL },
 };
 

@@ -116,6 +116,8 @@ sd_status sd_validate_check_metrics(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_deterministic_draft(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_exact_match(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_tree(sd_validate_ctx *v, sd_error *err);
+/* 24 (validate_serving.c): the serving simulation against its twin, Little's law and the lambda -> 0 limit. */
+sd_status sd_validate_check_serving(sd_validate_ctx *v, sd_error *err);
 /* Checks 16-20, built on exact results -- an enumeration, calibrated
  * banks, a brute-force scan, the counts a rule forbids (validate_exact.c): */
 sd_status sd_validate_check_block_residual(sd_validate_ctx *v, sd_error *err);

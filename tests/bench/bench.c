@@ -32,7 +32,11 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "specdec/calibrate.h"
+#include "specdec/cost.h"
 #include "specdec/engine.h"
+#include "specdec/presets.h"
+#include "specdec/serving.h"
 #include "specdec/rng.h"
 #include "specdec/synth.h"
 #include "specdec/tree.h"
@@ -103,11 +107,66 @@ static int bench_tree(void)
     return 0;
 }
 
+/* The serving simulation (serving.h): 10^6 measured requests of 512 + 256 tokens, Llama-3.1-8B with a
+ * Llama-3.2-1B draft on one H100 (the shipped calibration), alpha 0.8, at a rate where the running
+ * batch is about 64, one replication per policy; a Markdown table. */
+static int bench_serving(void)
+{
+    sd_presets p;
+    sd_calibration *fits;
+    size_t nfits;
+    sd_error err;
+    if (sd_presets_load(NULL, NULL, NULL, &p, &err) != SD_OK || sd_calibrate_load_defaults(NULL, &fits, &nfits, &err) != SD_OK) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    sd_roofline_request rq = sd_cost_roofline_defaults();
+    const sd_calibration *c, *cd;
+    if (sd_presets_model(&p, "t", "llama-3.1-8b", &rq.target, &err) != SD_OK ||
+        sd_presets_model(&p, "d", "llama-3.2-1b", &rq.draft, &err) != SD_OK ||
+        sd_presets_hardware(&p, "h", "h100-sxm", &rq.hardware, &err) != SD_OK) {
+        fprintf(stderr, "bench: %s\n", err.msg);
+        return 1;
+    }
+    sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd);
+    double acc[16], prompt = 512, output = 256;
+    for (int k = 0; k < 16; k++)
+        acc[k] = 0.8;
+    static const struct {
+        const char *name;
+        sd_serving_policy policy;
+        double rate;
+    } runs[] = { { "none", SD_SERVING_NONE, 14 }, { "gamma 3", SD_SERVING_FIXED, 13 }, { "goodput", SD_SERVING_GOODPUT, 10 } };
+    printf("\n| policy | measured requests | rate (req/s) | mean batch | steps | seconds | simulated requests/s |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|\n");
+    for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+        sd_serving_config sc = { .arrivals = SD_SERVING_POISSON, .rate = runs[i].rate, .prompt = { &prompt, NULL, 1 },
+                                 .output = { &output, NULL, 1 }, .requests = 1000000, .warmup = 10000,
+                                 .max_num_seqs = 256, .max_num_batched_tokens = 8192, .memory_fraction = 0.9,
+                                 .policy = runs[i].policy, .gamma = 3, .gamma_max = 8, .acc = acc, .nacc = 16,
+                                 .cost = &rq, .slo_ttft = INFINITY, .slo_tpot = INFINITY };
+        sd_serving_result r;
+        double t0 = now();
+        if (sd_serving_simulate(&sc, 1, 0, &r, &err) != SD_OK) {
+            fprintf(stderr, "bench: %s\n", err.msg);
+            return 1;
+        }
+        double dt = now() - t0;
+        printf("| %s | 1000000 | %g | %.1f | %zu | %.2f | %.3g |\n", runs[i].name, runs[i].rate, r.mean_batch, r.steps,
+               dt, 1010000 / dt);
+    }
+    free(fits);
+    sd_presets_free(&p);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     static const size_t vocabs[NV] = { 16, 1000, 32000, 128256 };
     uint64_t tokens = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000u;
+    if (argc > 1 && strcmp(argv[1], "serving") == 0) /* the serving table alone */
+        return bench_serving();
     if (tokens == 0) /* the tree table alone */
         return bench_tree();
     double zipf_s = argc > 2 ? strtod(argv[2], NULL) : 1.5;
@@ -163,5 +222,5 @@ int main(int argc, char **argv)
         }
     gsl_rng_free(plain);
     gsl_rng_free(mt53);
-    return bench_tree();
+    return bench_tree() || bench_serving();
 }
