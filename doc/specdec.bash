@@ -15,7 +15,7 @@ _specdec_global_options="--data --help --version"
 # Options of simulate and policies that describe the model.
 _specdec_model_options="--family --vocab --alpha --noise --regime --concentration --alpha-easy --alpha-hard --stay --zipf-s --kappa --temperature --contexts --history --p-file --q-file --verify --seed --max-memory"
 
-_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map verify-cost fit alpha-temperature tree-budget tree-speedup tree-drawn"
+_specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-tokens optimal-gamma-map best-improvement-map flop-factor n-distribution monte-carlo adaptive-policies roofline-batch roofline-map verify-cost fit alpha-temperature tree-budget tree-speedup tree-drawn serving"
 
 # Sampling settings of overlap and simulate (issue 13).
 _specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"

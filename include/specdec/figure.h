@@ -70,6 +70,11 @@
  *                   depth, place (its level centred on 0), reach (the product along its
  *                   path), label; block 1, its edges: depth_from, place_from, depth_to,
  *                   place_to, label ("k=RANK: p"); alpha_hat holds its (T1).
+ *   serving         (serving.h) rate, then TPOT and goodput for no speculation, gamma 1, 2,
+ *                   4 and the goodput policy: the simulation of llama-3.1-70b + llama-3.2-1b
+ *                   on 4 h100-sxm (the shipped calibration), alpha 0.8, 512 + 256 tokens,
+ *                   Poisson arrivals at 12 rates up to 1.2 x the twin's saturation rate
+ *                   without speculation (held in context), SLOs 1 s and 30 ms.
  */
 #ifndef SPECDEC_FIGURE_H
 #define SPECDEC_FIGURE_H
@@ -111,6 +116,7 @@ typedef enum {
     SD_FIGURE_TREE_BUDGET,
     SD_FIGURE_TREE_SPEEDUP,
     SD_FIGURE_TREE_DRAWN,
+    SD_FIGURE_SERVING,
     SD_FIGURE_COUNT
 } sd_figure_id;
 

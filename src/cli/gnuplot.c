@@ -373,6 +373,27 @@ static void script_tree_drawn(const figure *f, int variant)
             f->k->name);
 }
 
+/* ---- serving ------------------------------------------------------------------------------ */
+
+static void script_serving(const figure *f, int variant)
+{
+    (void)variant;
+    char title[256];
+    snprintf(title, sizeof title, "Serving %s + %s on 4 H100s, alpha 0.8, 512 + 256 tokens (simulated)", f->d->target,
+             f->d->draft);
+    preamble(f, title, "request rate (requests/s)", "mean TPOT (ms)");
+    fprintf(f->gp, "set multiplot layout 2,1\nset key left top font \",10\"\nset yrange [0:90]\n"
+                   "set arrow 1 from %g, graph 0 to %g, graph 1 nohead dt 2 lc rgb \"gray40\"\n"
+                   "plot for [i=2:6] \"%s.dat\" index 0 using 1:(1000 * column(i)) with linespoints lw 2 pt 7 "
+                   "title columnhead(i), \\\n"
+                   "  30 with lines dt 3 lc rgb \"black\" title \"TPOT objective, 30 ms\"\n"
+                   "set title \"goodput: requests/s meeting TTFT <= 1 s and TPOT <= 30 ms\"\n"
+                   "set ylabel \"goodput (requests/s)\"\nset yrange [0:*]\nset key right top font \",10\"\n"
+                   "plot for [i=7:11] \"%s.dat\" index 0 using 1:i with linespoints lw 2 pt 7 title columnhead(i)\n"
+                   "unset multiplot\n",
+            f->d->context, f->d->context, f->k->name, f->k->name);
+}
+
 /* ---- the table of scripts, by figure ------------------------------------------------------ */
 
 static const struct {
@@ -396,6 +417,7 @@ static const struct {
     [SD_FIGURE_TREE_BUDGET] = { .write = script_tree_budget },
     [SD_FIGURE_TREE_SPEEDUP] = { .write = script_tree_speedup },
     [SD_FIGURE_TREE_DRAWN] = { .write = script_tree_drawn },
+    [SD_FIGURE_SERVING] = { .write = script_serving },
 };
 
 /* ---- files and gnuplot --------------------------------------------------------------------- */

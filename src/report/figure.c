@@ -111,6 +111,11 @@ static const figure_row FIGURES[SD_FIGURE_COUNT] = {
         .kind = { .id = SD_FIGURE_TREE_DRAWN, .name = "tree-drawn",
                   .summary = "the optimal tree of 15 nodes drawn, edges labelled by rank and acceptance" },
         .compute = sd_figure_tree_drawn },
+    [SD_FIGURE_SERVING] = {
+        .kind = { .id = SD_FIGURE_SERVING, .name = "serving",
+                  .summary = "serving under load: TPOT and goodput against the request rate, with and without "
+                             "speculation (Llama-3.1-70B + 3.2-1B, 4 H100s)" },
+        .compute = sd_figure_serving },
 };
 
 const sd_figure_kind *sd_figure_at(size_t i)

@@ -70,6 +70,8 @@ sd_status sd_figure_tree_budget(const sd_figure_input *in, const char *name, int
                                 sd_error *err);
 sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
                                  sd_error *err);
+sd_status sd_figure_serving(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
+                            sd_error *err);
 sd_status sd_figure_tree_drawn(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
                                sd_error *err);
 
