@@ -38,6 +38,8 @@ ALLOW='
 --report        tests/layers.sh: the figures of the layout (design.md)
 --control       tests/layers.sh: the planted violations (design.md)
 --tool          valgrind --tool=callgrind, the instruction counts (performance.md)
+--max-concurrency  vllm bench serve: the in-flight cap of the published load grid (serving.md)
+--request-rate  vllm bench serve: its arrival rate (serving.md)
 --speculative-config  vllm serve: where the exported schedule goes (roofline.md)
 --speculative-adaptive  SGLang launch_server: adaptive speculation on (roofline.md)
 --speculative-adaptive-config  SGLang: the file of the exported schedule (roofline.md)
