@@ -156,8 +156,12 @@ SD_API sd_status sd_serving_simulate(const sd_serving_config *c, uint64_t seed, 
  * hold), λ_sat = B_max E / ((O - 1) t(B_max)), t(B_max) in closed form (no
  * root: the chunks a step are B_max E np / (O - 1) there).  The twin holds at
  * light and moderate load; near saturation the queue it ignores dominates
- * TTFT.  SD_EINVAL when the rate is at or above saturation (naming both),
- * or for a workload that is not Poisson. */
+ * TTFT; and it holds for prompts within one step's budget (a prompt of
+ * several chunks blocks the decodes beside it for several steps running,
+ * which the Poisson mixture spreads out: at 20,000-token prompts and 8192
+ * a step its TPOT is a third short even at light load).  SD_EINVAL when
+ * the rate is at or above saturation (naming both), for a mean output of
+ * 1 token or less (no decode), or for a workload that is not Poisson. */
 SD_API sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out, double *saturation,
                                      sd_error *err);
 

@@ -143,6 +143,9 @@ sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out
     if (c->arrivals != SD_SERVING_POISSON)
         return sd_status_fail(err, SD_EINVAL, "method: the analytical twin is for Poisson arrivals (--rate)");
     twin w = { .c = c, .lambda = c->rate, .P = mean_length(&c->prompt), .O = mean_length(&c->output) };
+    if (!(w.O > 1))
+        return sd_status_fail(err, SD_EINVAL, "output: the twin needs outputs of more than 1 token on average (with 1 "
+                              "there is no decode and no TPOT); simulate it instead");
     size_t g0 = 0, g1 = 0;
     if (c->policy == SD_SERVING_FIXED)
         g0 = g1 = c->gamma;
