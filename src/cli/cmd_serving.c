@@ -373,7 +373,8 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
                     for (int f = 0; f < NFIELDS; f++)
                         *field(&an, f) = NAN;
                 } else if (sa != SD_OK) {
-                    st = sd_status_fail(err, sa, "%s%s", strncmp(e2.msg, "rate:", 5) == 0 ? "--rate: " : "", e2.msg);
+                    st = strncmp(e2.msg, "rate: ", 6) == 0 ? sd_status_fail(err, sa, "--rate: %s", e2.msg + 6)
+                                                           : sd_status_fail(err, sa, "%s", e2.msg);
                     break;
                 }
                 if ((st = add_row(t, &c, s, "analytic", &an, nan6, sat, err)) != SD_OK)
