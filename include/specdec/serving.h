@@ -136,10 +136,11 @@ SD_API sd_status sd_serving_simulate(const sd_serving_config *c, uint64_t seed, 
  * lengths P and O and the policy's γ at the predicted batch (goodput: the
  * best γ there):
  *   the step time t = γ t_draft(D, 1) + t_target({D, 1 + γ, S, 1 + γ}, the
- *   step's prompt chunks) at the decode batch D = λ t (O - 1) / E(γ) (Little's
- *   law: a request decodes for (O - 1) / E(γ) steps) and S = P + O / 2,
+ *   step's prompt chunks) at the decode batch D = λ t n with n = max((O - 1)
+ *   / E(γ), 1) (Little's law: a request decodes for n steps) and S = P + O / 2,
  *   solved for the mean step t with GSL's Brent root finder;
- *   TPOT = t / E(γ); throughput λ O tokens and λ requests a second;
+ *   TPOT = t n / (O - 1) (t / E(γ) for long outputs); throughput λ O tokens
+ *   and λ requests a second;
  *   the steps' prompt chunks Poisson with mean λ t (np chunks a prompt,
  *   np = ceil(P / max_num_batched_tokens)), and every moment of the step
  *   time taken over that mixture (the roofline is convex in the chunks: a
@@ -153,8 +154,8 @@ SD_API sd_status sd_serving_simulate(const sd_serving_config *c, uint64_t seed, 
  *   spread: a deterministic approximation).
  * *saturation gets the largest rate the engine sustains: the running batch
  * at max_num_seqs (or as many requests as the KV cache or the token budget
- * hold), λ_sat = B_max E / ((O - 1) t(B_max)), t(B_max) in closed form (no
- * root: the chunks a step are B_max E np / (O - 1) there).  The twin holds at
+ * hold), λ_sat = B_max / (n t(B_max)), t(B_max) in closed form (no root:
+ * the chunks a step are B_max np / n there).  The twin holds at
  * light and moderate load; near saturation the queue it ignores dominates
  * TTFT; and it holds for prompts within one step's budget (a prompt of
  * several chunks blocks the decodes beside it for several steps running,

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_roots.h>
 
 /* The operating point at step time t: the prompts arriving in a step (λ t),
@@ -55,20 +56,17 @@ static double step_k(const twin *w, double dec, double k)
  * over the mixture, not the step at the mean, is the mean step. */
 static void mixture(const twin *w, double dec, double m, double own, double *m1, double *m2)
 {
-    double p = exp(-m), cum = 0, a = 0, b = 0;
-    for (double k = 0; k < 10000; k++) {
-        if (k > 0)
-            p *= m / k;
-        double t = step_k(w, dec, k + own);
+    /* k over m +- 12 sd (and 5 more): the rest of the Poisson law weighs under 1e-30 */
+    double lo = floor(fmax(0.0, m - 12 * sqrt(m) - 5)), hi = ceil(m + 12 * sqrt(m) + 5), cum = 0, a = 0, b = 0;
+    for (double k = lo; k <= hi; k++) {
+        double p = m > 0 ? gsl_ran_poisson_pdf((unsigned)k, m) : k > 0 ? 0.0 : 1.0, t = step_k(w, dec, k + own);
         a += p * t, b += p * t * t, cum += p;
-        if (k > m && 1 - cum < 1e-12)
-            break;
     }
     *m1 = a / cum, *m2 = b / cum;
 }
 
 /* Decode steps a request spends after its first token, and the decode batch at mean step t. */
-static double decode_steps(const twin *w) { return (w->O - 1) / w->E; }
+static double decode_steps(const twin *w) { return fmax((w->O - 1) / w->E, 1.0); } /* at least one: E caps at O - 1 */
 
 /* g(t) = E step(t) - t at rate λ: the decode batch λ t (O - 1) / E, the chunks Poisson(λ np t). */
 static double residual(double t, void *p)
@@ -90,8 +88,8 @@ static double batch_max(const twin *w)
 }
 
 /* The saturation rate at γ, in closed form: the decode batch at its limit B, a request's decode
- * steps (O - 1) / E, so λ = B E / ((O - 1) t*) and the chunks a step m = λ np t* = B E np / (O - 1):
- * t* = E step at (B, m), no root to find. */
+ * steps n, so λ = B / (n t*) and the chunks a step m = λ np t* = B np / n: t* = E step at (B, m),
+ * no root to find. */
 static double saturation_at(const twin *w, double *tstar)
 {
     double bmax = batch_max(w), m = bmax * w->np / decode_steps(w), m2;
@@ -201,7 +199,7 @@ sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out
     mixture(&w, dec, m, 0, &m1, &m2);
     mixture(&w, dec, m, 1, &own1, &own2);
     double B = dec + w.lambda * w.np * own1; /* Little: decoding, and prefilling for np own steps */
-    double ttft = -expm1(-B) * m2 / (2 * m1) + w.np * own1, tpot = t / w.E;
+    double ttft = -expm1(-B) * m2 / (2 * m1) + w.np * own1, tpot = t * decode_steps(&w) / (w.O - 1);
     *out = (sd_serving_result){ .ttft_mean = ttft, .ttft_p50 = NAN, .ttft_p90 = NAN, .ttft_p99 = NAN,
                                 .tpot_mean = tpot, .tpot_p50 = NAN, .tpot_p90 = NAN, .tpot_p99 = NAN,
                                 .e2e_mean = ttft + (w.O - 1) * tpot, .e2e_p99 = NAN,

@@ -127,6 +127,28 @@ START_TEST(twin_agrees_below_saturation)
 }
 END_TEST
 
+/* Short outputs: with O = 2 a decode step needs one token whatever gamma drafts, so the twin's
+ * TPOT is the step (n = max((O - 1) / E, 1) = 1), not the step over E; at saturation the chunks a
+ * step number in the hundreds, where the Poisson weights must not underflow. */
+START_TEST(short_outputs)
+{
+    setup s;
+    make(&s, 0.8);
+    s.output = 2, s.prompt = 64, s.c.gamma = 2, s.c.requests = 2000, s.c.warmup = 200;
+    sd_serving_result a, m;
+    double sat;
+    sd_error err;
+    ck_assert_msg(sd_serving_analytic(&s.c, &a, &sat, &err) == SD_OK, "%s", err.msg);
+    ck_assert_msg(isfinite(sat) && sat > 100, "saturation %g", sat);
+    ck_assert_int_eq(sd_serving_simulate(&s.c, 9, 0, &m, &err), SD_OK);
+    ck_assert_msg(fabs(a.tpot_mean / m.tpot_mean - 1) < 0.03, "tpot %g against %g", a.tpot_mean, m.tpot_mean);
+    s.output = 1;
+    ck_assert_int_eq(sd_serving_analytic(&s.c, &a, &sat, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "output: the twin needs outputs of more than 1 token"));
+    sd_presets_free(&s.p);
+}
+END_TEST
+
 /* Saturation: the twin refuses a rate past it, naming it; the simulation's queue then grows
  * (TTFT over 10 times its value at 0.8 of saturation). */
 START_TEST(saturation)
@@ -207,6 +229,7 @@ Suite *serving_suite(void)
     tcase_add_test(tc, alone_is_the_single_sequence_roofline);
     tcase_add_test(tc, twin_agrees_below_saturation);
     tcase_add_test(tc, saturation);
+    tcase_add_test(tc, short_outputs);
     tcase_add_test(tc, streams_and_errors);
     suite_add_tcase(s, tc);
     return s;
