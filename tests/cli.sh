@@ -161,6 +161,18 @@ else
     echo "FAIL published.sh: exit $got, $rows rows of $want, $short without predictions, stderr '$(head -n 1 "$T/err")'"
 fi
 
+# examples/serving-published.sh: one row per published measurement under load, each with specdec's TPOT.
+sh "$ROOT/examples/serving-published.sh" "$SPECDEC" "$D" > "$T/out" 2> "$T/err"
+got=$?
+want=$(grep -v '^#' "$D/published-serving.tsv" | tail -n +2 | wc -l)
+rows=$(grep -c '^| L[0-9].* ms | [0-9.]* ms | [-+][0-9]*% |$' "$T/out")
+if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 3 ]; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL serving-published.sh: exit $got, $rows rows of $want, stderr '$(head -n 1 "$T/err")'"
+fi
+
 # The shipped calibration is the fit of the shipped data: refitting published-steps.tsv by family
 # gives cost-defaults.tsv's cells (text alike, numbers within 1e-9 relative: other compilers' rounding).
 "$SPECDEC" --data "$D" roofline --calibrate "$D/published-steps.tsv" --calibrate-by family \

@@ -65,17 +65,12 @@ static void run_free(run *r)
     free(r->buckets);
 }
 
-/* An option's text, or its default. */
-static const char *text_of(const cli_args *a, const char *name)
-{
-    return cli_given(a, name) ? cli_value(a, name) : cli_option_find(a->cmd, name, strlen(name))->dflt;
-}
-
 /* --prompt/--output: a whole number, or a TSV histogram with columns length and weight. */
 static sd_status read_lengths(const cli_args *a, const sd_domain *dom, sd_serving_lengths *l, double **v, double **w,
                               sd_error *err)
 {
-    const char *text = text_of(a, dom->name);
+    char buf[64];
+    const char *text = cli_text(a, dom->name, buf, sizeof buf);
     double x;
     sd_error e2;
     if (sd_parse_number(text, dom, &x, &e2) == SD_OK) {
@@ -117,7 +112,8 @@ static sd_status read_trace(const cli_args *a, run *r, sd_serving_config *c, sd_
 /* --gamma LIST: numbers (0: none) and the names schedule and goodput. */
 static sd_status read_spec(const cli_args *a, run *r, sd_error *err)
 {
-    const char *text = text_of(a, "--gamma");
+    char buf[64];
+    const char *text = cli_text(a, "--gamma", buf, sizeof buf);
     size_t n = 1;
     for (const char *p = text; *p; p++)
         n += *p == ',';
@@ -326,15 +322,6 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
     else if (c.arrivals == SD_SERVING_USERS)
         c.users = (size_t)r.loads.v[0];
     c.policy = r.spec[0].policy, c.gamma = r.spec[0].gamma;
-    c.schedule = &(sd_schedule_bucket){ 1, 1, 0 }, c.nschedule = 1; /* the settings as given, before any run */
-    if ((st = sd_serving_check(&c, err)) != SD_OK) {
-        char msg[sizeof err->msg];
-        snprintf(msg, sizeof msg, "%s", err->msg);
-        st = sd_status_fail(err, st, "%s%s", strncmp(msg, "memory:", 7) == 0 ? "--prompt, --output: " : "", msg);
-        goto done;
-    }
-    if ((st = cli_table(NCOLS, COLS, &t, err)) != SD_OK)
-        goto done;
     int schedule = 0;
     for (size_t i = 0; i < r.nspec; i++)
         schedule |= r.spec[i].policy == SD_SERVING_SCHEDULE;
@@ -344,6 +331,14 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
             goto done;
         c.schedule = r.buckets, c.nschedule = r.nbuckets;
     }
+    if ((st = sd_serving_check(&c, err)) != SD_OK) { /* the settings as given, before any run */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        st = sd_status_fail(err, st, "%s%s", strncmp(msg, "memory:", 7) == 0 ? "--prompt, --output: " : "", msg);
+        goto done;
+    }
+    if ((st = cli_table(NCOLS, COLS, &t, err)) != SD_OK)
+        goto done;
     size_t nloads = c.arrivals == SD_SERVING_TRACE ? 1 : r.loads.n, R = (size_t)reps;
     sd_serving_result *res = malloc(R * sizeof *res);
     if (res == NULL) {

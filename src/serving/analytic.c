@@ -9,6 +9,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_roots.h>
 
+#include "serving_impl.h"
+
 /* The operating point at step time t: the prompts arriving in a step (λ t),
  * the decode batch, and the step's time by the cost model. */
 typedef struct {
@@ -33,21 +35,10 @@ static double step_k(const twin *w, double dec, double k)
 {
     const sd_roofline_request *r = w->c->cost;
     const double S = w->P + w->O / 2, T = 1 + w->gamma, np = w->np;
-    double window = r->draft_window > 0 ? fmin(S, r->draft_window) : S, t = 0;
     sd_cost_group g[2] = { { .sequences = dec, .tokens = T, .context = S, .logits = T },
                            { .sequences = k, .tokens = w->P / np, .context = w->P * (np - 1) / (2 * np),
                              .logits = 1 / np } };
-    t += sd_cost_groups_time(r->target, r->hardware, &r->params, g, k > 0 ? 2 : 1, NULL);
-    if (w->c->policy != SD_SERVING_NONE) {
-        sd_cost_group d[2] = { { .sequences = dec, .tokens = 1, .context = window, .logits = 1 }, g[1] };
-        int own = r->draft != r->target && k > 0;
-        if (w->gamma > 0)
-            t += sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, d, own ? 2 : 1, NULL) +
-                 (w->gamma - 1) * sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, d, 1, NULL);
-        else if (own)
-            t += sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, d + 1, 1, NULL);
-    }
-    return t;
+    return sd_serving_step_time(w->c, g, k > 0, (size_t)w->gamma, r->draft_window > 0 ? fmin(S, r->draft_window) : S);
 }
 
 /* The step time's moments when the prompt chunks a step carries are Poisson with mean m (the
@@ -83,7 +74,7 @@ static double batch_max(const twin *w)
     const sd_serving_config *c = w->c;
     double b = (double)c->max_num_seqs;
     b = fmin(b, floor(sd_serving_kv_capacity(c) / sd_serving_kv_request(c, w->P, w->O)));
-    double per = 1 + w->gamma + w->P * w->E / (w->O - 1 > 0 ? w->O - 1 : 1); /* tokens a step per decoding request */
+    double per = 1 + w->gamma + w->P * w->E / (w->O - 1); /* tokens a step per decoding request (O > 1) */
     return fmin(b, (double)c->max_num_batched_tokens / per);
 }
 
@@ -104,8 +95,8 @@ static sd_status solve(twin *w, double *t, double *sat, sd_error *err)
     *sat = saturation_at(w, &tstar);
     if (!(w->lambda < *sat))
         return SD_EINVAL;
-    /* bracket: g(0+) > 0 (fixed costs); at the batch limit g < 0 below saturation */
-    double lo = 0.0, hi = tstar * *sat / w->lambda;
+    /* bracket: g(0+) > 0 (the fixed costs of a step); at the batch limit g < 0 below saturation */
+    double lo = 1e-12, hi = tstar * *sat / w->lambda; /* lo: a sliver of batch, so the fixed costs count */
     while (residual(hi, w) > 0 && hi < 1e6)
         hi *= 2;
     if (residual(hi, w) > 0)
@@ -123,14 +114,6 @@ static sd_status solve(twin *w, double *t, double *sat, sd_error *err)
     *t = gsl_root_fsolver_root(s);
     gsl_root_fsolver_free(s);
     return status == GSL_SUCCESS ? SD_OK : sd_status_fail(err, SD_EFAIL, "serving: the fixed point did not converge");
-}
-
-static size_t schedule_gamma(const sd_serving_config *c, double batch)
-{
-    for (size_t i = 0; i < c->nschedule; i++)
-        if (batch <= c->schedule[i].batch_to)
-            return (size_t)c->schedule[i].gamma;
-    return (size_t)c->schedule[c->nschedule - 1].gamma;
 }
 
 sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out, double *saturation, sd_error *err)
@@ -156,13 +139,13 @@ sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out
         w.np = ceil(w.P / (double)c->max_num_batched_tokens); /* at least the chunks of the whole budget */
         double t, sat;
         if (c->policy == SD_SERVING_SCHEDULE) { /* γ from the batch, the batch from γ: iterate to agreement */
-            size_t cur = schedule_gamma(c, 1);
+            size_t cur = sd_serving_schedule_gamma(c, 1);
             for (int it = 0; it < 16; it++) {
                 w.gamma = (double)cur;
                 w.E = sd_serving_expected_tokens(c, cur);
                 if ((st = solve(&w, &t, &sat, err)) != SD_OK)
                     break;
-                size_t next = schedule_gamma(c, w.lambda * t * decode_steps(&w));
+                size_t next = sd_serving_schedule_gamma(c, w.lambda * t * decode_steps(&w));
                 if (next == cur)
                     break;
                 cur = next;

@@ -13,6 +13,7 @@
 
 #include "specdec/dtype.h"
 #include "specdec/rng.h"
+#include "serving_impl.h"
 
 static const char *const POLICY_NAMES[] = { [SD_SERVING_NONE] = "none", [SD_SERVING_FIXED] = "fixed",
                                             [SD_SERVING_SCHEDULE] = "schedule", [SD_SERVING_GOODPUT] = "goodput",
@@ -224,18 +225,20 @@ static int arrivals_until(sim *s, double t, double *area)
     return 1;
 }
 
+size_t sd_serving_schedule_gamma(const sd_serving_config *c, double batch)
+{
+    for (size_t i = 0; i < c->nschedule; i++)
+        if (batch <= c->schedule[i].batch_to)
+            return (size_t)c->schedule[i].gamma;
+    return (size_t)c->schedule[c->nschedule - 1].gamma;
+}
+
 /* gamma for the step at decode batch d under the fixed policies. */
 static size_t policy_gamma(const sd_serving_config *c, size_t d)
 {
     if (c->policy == SD_SERVING_FIXED)
         return c->gamma;
-    if (c->policy == SD_SERVING_SCHEDULE) {
-        for (size_t i = 0; i < c->nschedule; i++)
-            if ((double)d <= c->schedule[i].batch_to)
-                return (size_t)c->schedule[i].gamma;
-        return (size_t)c->schedule[c->nschedule - 1].gamma;
-    }
-    return 0;
+    return c->policy == SD_SERVING_SCHEDULE ? sd_serving_schedule_gamma(c, (double)d) : 0;
 }
 
 /* A step planned at gamma: the tokens each running request gets (give[]),
@@ -246,34 +249,27 @@ typedef struct {
     double seconds;
 } plan;
 
-static double step_seconds(const sim *s, plan *p, size_t gamma)
+double sd_serving_step_time(const sd_serving_config *c, sd_cost_group *g, size_t nchunks, size_t gamma,
+                            double draft_context)
 {
-    const sd_serving_config *c = s->c;
     const sd_roofline_request *r = c->cost;
-    size_t np = p->ngroups; /* groups[1 .. np]: the prompt chunks; groups[0]: the decode batch */
-    double d = (double)p->decode, t = 0;
-    sd_cost_group *g = s->groups;
-    if (p->decode > 0)
-        g[0] = (sd_cost_group){ .sequences = d, .tokens = p->decode_tokens / d, .context = p->decode_context / d,
-                                .logits = p->decode_tokens / d };
-    const sd_cost_group *tg = p->decode > 0 ? g : g + 1;
-    size_t ntg = np + (p->decode > 0);
-    if (ntg > 0)
-        t += sd_cost_groups_time(r->target, r->hardware, &r->params, tg, ntg, NULL);
-    if (c->policy != SD_SERVING_NONE) {
-        sd_cost_group dec = { .sequences = d, .tokens = 1, .context = p->draft_context / fmax(d, 1), .logits = 1 };
-        int own = r->draft != r->target;
-        if (own && np > 0) { /* the first draft pass reads the prompt chunks too */
-            sd_cost_group keep = g[0];
-            g[0] = dec;
-            t += sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, p->decode > 0 && gamma > 0 ? g : g + 1,
-                                     np + (p->decode > 0 && gamma > 0), NULL);
-            g[0] = keep;
-            if (p->decode > 0 && gamma > 1)
-                t += (double)(gamma - 1) * sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, &dec, 1, NULL);
-        } else if (p->decode > 0 && gamma > 0)
-            t += (double)gamma * sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, &dec, 1, NULL);
-    }
+    int dec = g[0].sequences > 0;
+    sd_cost_group *tg = dec ? g : g + 1; /* the target's groups: the decode batch (if any), the chunks */
+    size_t ntg = nchunks + (size_t)dec;
+    double t = ntg > 0 ? sd_cost_groups_time(r->target, r->hardware, &r->params, tg, ntg, NULL) : 0.0;
+    if (c->policy == SD_SERVING_NONE)
+        return t;
+    sd_cost_group keep = g[0], draft = { .sequences = g[0].sequences, .tokens = 1, .context = draft_context,
+                                         .logits = 1 };
+    int drafting = dec && gamma > 0, own = r->draft != r->target && nchunks > 0;
+    g[0] = draft;
+    if (own) /* the first draft pass reads the prompt chunks too (at gamma 0, only them) */
+        t += sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, drafting ? g : g + 1,
+                                 nchunks + (size_t)drafting, NULL);
+    size_t rest = drafting ? gamma - (size_t)own : 0;
+    if (rest > 0)
+        t += (double)rest * sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, &draft, 1, NULL);
+    g[0] = keep;
     return t;
 }
 
@@ -315,7 +311,11 @@ static plan make_plan(sim *s, size_t gamma)
         s->give[s->nrun + p.admit++] = g;
         budget -= g;
     }
-    p.seconds = step_seconds(s, &p, gamma);
+    double d = (double)p.decode;
+    s->groups[0] = p.decode > 0 ? (sd_cost_group){ .sequences = d, .tokens = p.decode_tokens / d,
+                                                   .context = p.decode_context / d, .logits = p.decode_tokens / d }
+                                : (sd_cost_group){ 0 };
+    p.seconds = sd_serving_step_time(c, s->groups, p.ngroups, gamma, p.decode > 0 ? p.draft_context / d : 0.0);
     return p;
 }
 
