@@ -1,7 +1,7 @@
 #!/bin/sh
 # scale.sh -- Monte Carlo beyond one process: shards merged equal the
 # unsharded run bit for bit (1, 2, 3 and 7 shards, several thread counts,
-# simulate, policies, sample, validate and a sweep), merge refuses what is
+# simulate, policies, sample, validate, serving and a sweep), merge refuses what is
 # not one job, and GNU parallel runs the shards when it is installed.
 #
 # usage: sh tests/scale.sh PATH/TO/specdec   (from any folder)
@@ -74,6 +74,30 @@ for i in 1 2 3 4; do "$SPECDEC" simulate --vocab 100 --tokens 60000 --sweep swee
 "$SPECDEC" merge sw.* --format tsv > merged.tsv
 same "sweep, 4 shards" whole.tsv merged.tsv
 
+# serving: its replications split across shards (2 rates x 2 gammas x 3 replications = 12),
+# and a sweep of serving rows
+SRV="serving --target llama-3.1-8b --draft llama-3.2-1b --hardware h100-sxm --alpha 0.7 --rate 2,10 --gamma 0,3
+     --requests 400 --replications 3"
+"$SPECDEC" $SRV --format tsv > whole.tsv || bad "serving: the unsharded run failed"
+for n in 1 2 5 13; do
+    rm -f srv.*
+    i=1
+    while [ "$i" -le "$n" ]; do
+        "$SPECDEC" $SRV --shard "$i/$n" > "srv.$i" || bad "serving --shard $i/$n failed"
+        i=$((i + 1))
+    done
+    "$SPECDEC" merge srv.* --format tsv > merged.tsv || bad "merge of $n serving shards failed"
+    same "serving, $n shards" whole.tsv merged.tsv
+done
+printf 'rate\tgamma\n3\t2\n6\tgoodput\n' > srv-sweep.tsv
+SRVS="serving --target llama-3.1-8b --draft llama-3.2-1b --hardware h100-sxm --alpha 0.7 --requests 300
+      --replications 2 --sweep srv-sweep.tsv"
+"$SPECDEC" $SRVS --format tsv > whole.tsv
+for i in 1 2 3; do "$SPECDEC" $SRVS --shard "$i/3" > "srvs.$i"; done
+"$SPECDEC" merge srvs.1 srvs.2 srvs.3 --format tsv > merged.tsv
+same "serving sweep, 3 shards" whole.tsv merged.tsv
+[ "$(tail -n +2 whole.tsv | wc -l)" -eq 4 ] && ok || bad "serving sweep: not 2 rows of analytic and simulate each"
+
 # merge refuses what is not one job: each with one line on stderr and exit 2
 refuse() { # NAME PATTERN ARGS...
     name=$1 pattern=$2
@@ -98,6 +122,19 @@ printf 'shard\n1/2\n' > bad-sweep.tsv
 refuse "a sweep column that cannot vary" "column 'shard' cannot vary" simulate --vocab 50 --sweep bad-sweep.tsv
 printf 'alpha\n0.5\n1.5\n' > bad-alpha.tsv
 refuse "a bad sweep value names its row" '^specdec: --alpha: 1.5 is outside \[0, 1\] \(sweep row at line 3\)$' simulate --vocab 50 --sweep bad-alpha.tsv
+
+# serving: a slot two parts both claim, and a merge whose data changed since the shards ran
+"$SPECDEC" $SRV --shard 1/2 > srv.1 && "$SPECDEC" $SRV --shard 2/2 > srv.2
+awk '/^slot 0 / && !done { print; done = 1 }' srv.1 > slot0
+awk -v s="$(cat slot0)" '/^replicas / && !done { print; print s; done = 1; next } { print }' srv.2 > srv.2dup
+refuse "a replication two parts hold" '^specdec: replica set 1: slot 0 is given twice' merge srv.1 srv.2dup
+mkdir -p moved && cp "$ROOT"/data/*.tsv moved/
+SRVD="--data $T/moved $SRV"
+"$SPECDEC" $SRVD --shard 1/2 > mv.1 && "$SPECDEC" $SRVD --shard 2/2 > mv.2
+"$SPECDEC" merge mv.1 mv.2 --format tsv > merged.tsv && ok || bad "serving with --data: merge failed"
+awk -F'\t' 'BEGIN { OFS = "\t" } $1 == "h100-sxm" { for (i = 2; i <= NF; i++) if ($i ~ /^[0-9.e+]+$/) { $i = $i * 2; break } } { print }' \
+    "$ROOT/data/hardware.tsv" > moved/hardware.tsv
+refuse "serving parts of other data" 'replication set 1 of the parts had another configuration' merge mv.1 mv.2
 
 # examples/slurm: bash -n, then a dry run with the array variables set by hand
 # (indices from 0, as --array=0-2 gives), a small sweep, and the merge job

@@ -20,12 +20,22 @@
  *     n_hist | reached | accepted_at | ctx_tokens | out_counts | pos_counts | moves  NNZ I:V ...
  *     beta K HEXFLOAT ...               (the nonzero chunk sums)
  *     end-run
- *     end NRUNS
+ *     replicas FINGERPRINT NSLOTS NFIELDS   (a set of independent replications, below)
+ *     slot K HEXFLOAT ...               (NFIELDS values: the replications this shard ran)
+ *     end-replicas
+ *     end NRUNS [NREPLICAS]             (NREPLICAS when there are any)
  * Every array line appears once per run, in that order (out_counts and
  * moves only when present); a file without its closing "end" line is
  * truncated and refused.  A run's shape is bounded by what an engine run
  * can be (at most 2^23 chunks, 2^28 counters an array), so a small file
  * cannot ask for a huge allocation.
+ *
+ * Replicas serve what is replicated rather than chunked (serving.h's
+ * simulation): a set of NSLOTS independent replications of one
+ * configuration, each a vector of NFIELDS reals (any double, NaN and
+ * infinities included, written as %a).  A shard fills the slots it ran;
+ * the merge takes every slot from the one part that ran it.  Bounds: at
+ * most 2^20 slots, 256 fields, 2^24 values a set.
  */
 #ifndef SPECDEC_PARTIAL_H
 #define SPECDEC_PARTIAL_H
@@ -43,11 +53,20 @@ typedef struct {
 } sd_partial_run;
 
 typedef struct {
+    uint64_t fingerprint; /* the replicated configuration's, as its caller computes it */
+    size_t nslots, nfields;
+    double *value;        /* nslots x nfields, row by row: slot k's at value + k nfields */
+    unsigned char *have;  /* nslots: 1 where this part ran slot k (its values are then set), else 0 */
+} sd_partial_replicas;
+
+typedef struct {
     uint32_t shard, nshards; /* 1 <= shard <= nshards */
     char **context;          /* ncontext lines, each a NUL-terminated string without newlines */
     size_t ncontext;
     sd_partial_run *runs;    /* nruns, in the order they ran */
     size_t nruns;
+    sd_partial_replicas *replicas; /* nreplicas sets, in the order they ran */
+    size_t nreplicas;
 } sd_partial;
 
 /* An empty partial of shard `shard` of `nshards` (not checked).  Never fails. */
@@ -57,6 +76,12 @@ SD_API sd_partial sd_partial_init(uint32_t shard, uint32_t nshards);
  * SD_ENOMEM, the only failure; p is then unchanged. */
 SD_API sd_status sd_partial_add_context(sd_partial *p, const char *text, sd_error *err);
 SD_API sd_status sd_partial_add_run(sd_partial *p, uint64_t fingerprint, const sd_engine_stats *s, sd_error *err);
+
+/* Appends a set of replications (value and have copied, shaped as in
+ * sd_partial_replicas; value is read only where have is 1).  SD_EINVAL
+ * for a shape outside the bounds above, SD_ENOMEM; p is then unchanged. */
+SD_API sd_status sd_partial_add_replicas(sd_partial *p, uint64_t fingerprint, size_t nslots, size_t nfields,
+                                         const double *value, const unsigned char *have, sd_error *err);
 
 /* Frees what p holds and leaves it empty. */
 SD_API void sd_partial_free(sd_partial *p);
@@ -72,8 +97,9 @@ SD_API sd_status sd_partial_write(const sd_partial *p, FILE *out, sd_error *err)
 SD_API sd_status sd_partial_read(FILE *in, const char *name, size_t *line, sd_partial *out, int *got, sd_error *err);
 
 /* Merges parts[0..n-1] (names[i] naming each in messages) into *out, shard
- * 1 of 1: they must carry the same context lines, runs of the same
- * fingerprints and shapes, and every shard 1..N of one N exactly once.
+ * 1 of 1: they must carry the same context lines, runs and replica sets of
+ * the same fingerprints and shapes, and every shard 1..N of one N exactly
+ * once; each slot of a replica set must come from exactly one part.
  * SD_EINVAL, naming the part, when one belongs to another job, is doubled
  * or missing; SD_ENOMEM.  On failure *out holds nothing. */
 SD_API sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, size_t n, sd_partial *out,

@@ -166,6 +166,13 @@ SD_API sd_status sd_serving_simulate(const sd_serving_config *c, uint64_t seed, 
 SD_API sd_status sd_serving_analytic(const sd_serving_config *c, sd_serving_result *out, double *saturation,
                                      sd_error *err);
 
+/* A 64-bit fingerprint of what a simulation of c from seed computes: the
+ * workload, engine, policy, acceptance and SLO settings, and the cost
+ * model's step times and KV sizes at fixed probe points (so that another
+ * preset file or cost option changes it).  For `merge` to refuse parts of
+ * another job.  Never fails. */
+SD_API uint64_t sd_serving_fingerprint(const sd_serving_config *c, uint64_t seed);
+
 /* E(γ) = 1 + Σ_{k=1}^{γ} Π_{i<=k} acc[i-1] (acc beyond nacc: 0): tokens a
  * decode step emits per sequence. */
 SD_API double sd_serving_expected_tokens(const sd_serving_config *c, size_t gamma);

@@ -76,8 +76,17 @@ struct cli_command {
     sd_status (*run)(const cli_args *a, sd_table **out, sd_error *err);
     int own_format;          /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
-    int scales;              /* 1: runs the engine, so takes --shard, --sweep and --format partial (scale.c) */
+    int scales;              /* 1: runs the engine or replications (serving), so takes --shard, --sweep and
+                              * --format partial (scale.c) */
 };
+
+/* Where a scaling command's replication sets go (cli_replicas): a shard
+ * records them into part; merge takes them from merged, in order. */
+typedef struct {
+    sd_partial *part;
+    sd_partial *merged;
+    size_t next;
+} cli_replicas_io;
 
 struct cli_args {
     const cli_command *cmd;
@@ -88,7 +97,8 @@ struct cli_args {
     int npos;
     const char *data_dir;     /* the global --data DIR, or NULL */
     uint32_t shard, nshards;  /* set by scale.c: the engine runs only this shard (0, 0: all) ... */
-    const sd_engine_io *io;   /* ... and records or replays through these hooks (NULL: neither) */
+    const sd_engine_io *io;   /* ... and records or replays through these hooks (NULL: neither), */
+    cli_replicas_io *replicas; /* ... as its replications do through cli_replicas (NULL: neither) */
     char **text;              /* a command whose result is another program's syntax (roofline --export,
                                * metrics --export) sets *text to it (malloc'd, the caller frees) and
                                * returns no table; main prints it as it is.  NULL: tables only */
@@ -292,6 +302,17 @@ extern const cli_option CLI_SCALE_OPTIONS[];
  * partial), and SD_EINVAL for a bad --shard or --sweep. */
 sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
                         sd_table **out, sd_partial *part, sd_error *err);
+
+/* R independent replications of one configuration (fingerprint fp), each
+ * nfields values that run(arg, k, value + k nfields, err) computes for
+ * replication k, into value[0 .. R nfields - 1]: all of them in one
+ * process; under --shard I/N only the shard's share (the replications
+ * whose index, counted across the job's sets, is I - 1 mod N; the rest
+ * NaN), recorded into its partial; under merge none: the merged values
+ * (SD_EINVAL when the parts' set does not match fp and the shape). */
+typedef sd_status (*cli_replica_fn)(void *arg, size_t k, double *value, sd_error *err);
+sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
+                       double *value, sd_error *err);
 
 /* Merges the partial results in the files a->pos (merge's run): the job they
  * record, found in a->commands, run again on the merged counts. */

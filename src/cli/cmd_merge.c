@@ -6,7 +6,7 @@
 
 static void merge_help(void)
 {
-    printf("\nFILE: the partial results of a sharded simulate, policies, sample or validate job,\n"
+    printf("\nFILE: the partial results of a sharded simulate, policies, sample, validate or serving job,\n"
            "one or several per file, '-' for standard input.  They must come from one job\n"
            "(the same command, options, seed and data) with every shard 1..N exactly once;\n"
            "merge then prints the table the unsharded run prints, bit for bit.\n");

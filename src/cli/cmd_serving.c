@@ -221,6 +221,22 @@ static const char *const COLS[] = { "rate", "users", "gamma", "method", "ttft_me
                                     "goodput_lo", "goodput_hi", "saturation_rate" };
 enum { NCOLS = sizeof COLS / sizeof COLS[0] };
 
+/* One replication of the simulation, its fields into v (cli_replicas). */
+typedef struct {
+    const sd_serving_config *c;
+    uint64_t seed;
+} replication;
+
+static sd_status simulate_one(void *arg, size_t k, double *v, sd_error *err)
+{
+    const replication *rp = arg;
+    sd_serving_result r;
+    sd_status st = sd_serving_simulate(rp->c, rp->seed, k, &r, err);
+    for (int f = 0; st == SD_OK && f < NFIELDS; f++)
+        v[f] = *field(&r, f);
+    return st;
+}
+
 static sd_status add_row(sd_table *t, const sd_serving_config *c, const spec_choice *s, const char *method,
                          sd_serving_result *m, const double *lohi, double sat, sd_error *err)
 {
@@ -340,7 +356,7 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
     if ((st = cli_table(NCOLS, COLS, &t, err)) != SD_OK)
         goto done;
     size_t nloads = c.arrivals == SD_SERVING_TRACE ? 1 : r.loads.n, R = (size_t)reps;
-    sd_serving_result *res = malloc(R * sizeof *res);
+    double *res = malloc(R * NFIELDS * sizeof *res); /* replication k's fields at res + k NFIELDS */
     if (res == NULL) {
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
         goto done;
@@ -377,9 +393,9 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
             }
             if (method == METHOD_ANALYTIC)
                 continue;
-            for (size_t k = 0; k < R && st == SD_OK; k++)
-                st = sd_serving_simulate(&c, (uint64_t)seed, k, &res[k], err);
-            if (st != SD_OK)
+            replication rp = { &c, (uint64_t)seed };
+            if ((st = cli_replicas(a, sd_serving_fingerprint(&c, rp.seed), R, NFIELDS, simulate_one, &rp, res, err)) !=
+                SD_OK)
                 break;
             sd_serving_result m;
             double lohi[6], dummy[2];
@@ -390,7 +406,7 @@ static sd_status run_serving(const cli_args *a, sd_table **out, sd_error *err)
                     break;
                 }
                 for (size_t k = 0; k < R; k++)
-                    col[k] = *field(&res[k], f);
+                    col[k] = res[k * NFIELDS + f];
                 double *lo = f == 0 ? &lohi[0] : f == 4 ? &lohi[2] : f == 13 ? &lohi[4] : &dummy[0];
                 double *hi = f == 0 ? &lohi[1] : f == 4 ? &lohi[3] : f == 13 ? &lohi[5] : &dummy[1];
                 *field(&m, f) = rep_mean(col, 1, R, lo, hi);
@@ -479,6 +495,7 @@ const cli_command cmd_serving = {
                 "--trace FILE) ...",
     .summary = "TTFT, TPOT and goodput under load, with and without speculation: a continuous-batching simulation "
                "and its analytical twin",
-    .groups = { SERVING_OPTIONS, CLI_COST_OPTIONS },
+    .groups = { SERVING_OPTIONS, CLI_COST_OPTIONS, CLI_SCALE_OPTIONS },
     .run = run_serving,
+    .scales = 1,
 };

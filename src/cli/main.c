@@ -75,8 +75,8 @@ static sd_status options(const cli_command *cmd, int argc, char **argv, cli_args
     if (st != SD_OK || *help)
         return st;
     if (*partial && !cmd->scales)
-        return sd_status_fail(err, SD_EINVAL, "--format: partial results come from simulate, policies, sample and "
-                              "validate");
+        return sd_status_fail(err, SD_EINVAL, "--format: partial results come from simulate, policies, sample, "
+                              "validate and serving");
     if (cli_given(a, "--shard") && name != NULL && !*partial)
         return sd_status_fail(err, SD_EINVAL, "--shard: a shard prints a partial result; give --format %s to "
                               "'specdec merge'", name);

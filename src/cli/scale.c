@@ -10,11 +10,15 @@
  * lines.  `merge` checks and merges the parts, then runs the same
  * invocations again with the replay hook, which hands each engine run the
  * merged counts instead of running it -- so the tables are computed by the
- * very code that computes them unsharded, from the same numbers.
+ * very code that computes them unsharded, from the same numbers.  A
+ * command that replicates a simulation itself (serving) does the same
+ * through cli_replicas: a shard runs its share of the replications and
+ * records their values, merge hands them all back.
  */
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +179,7 @@ static sd_status append_table(sd_table *dst, const sd_table *src, size_t row, sd
  * (*out, NULL when out is NULL: a shard keeps no tables).  SD_ECHECK when
  * a run reported a failed check and all else went well. */
 static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, uint32_t nshards,
-                         const sd_engine_io *io, sd_table **out, sd_error *err)
+                         const sd_engine_io *io, cli_replicas_io *reps, sd_table **out, sd_error *err)
 {
     sd_status st = SD_OK, worst = SD_OK;
     sd_table *all = NULL;
@@ -195,6 +199,7 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         a.shard = shard;
         a.nshards = nshards;
         a.io = io;
+        a.replicas = reps;
         sd_table *t = NULL;
         st = cmd->run(&a, &t, err);
         if (st == SD_ECHECK)
@@ -248,6 +253,44 @@ static sd_status replay_run(void *arg, uint64_t fingerprint, sd_engine_stats *ou
     *out = run->stats; /* moved: each run is replayed once */
     run->stats = (sd_engine_stats){ 0 };
     return SD_OK;
+}
+
+sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
+                       double *value, sd_error *err)
+{
+    cli_replicas_io *io = a->replicas;
+    if (io != NULL && io->merged != NULL) { /* merge: the parts' values */
+        const sd_partial *m = io->merged;
+        if (io->next >= m->nreplicas)
+            return sd_status_fail(err, SD_EINVAL, "merge: the command runs more replication sets than the parts "
+                                  "recorded (another specdec version?)");
+        const sd_partial_replicas *x = &m->replicas[io->next++];
+        if (x->fingerprint != fp || x->nslots != R || x->nfields != nfields)
+            return sd_status_fail(err, SD_EINVAL, "merge: replication set %zu of the parts had another configuration "
+                                  "than the command asks for now (changed data files or specdec version?)", io->next);
+        memcpy(value, x->value, R * nfields * sizeof *value);
+        return SD_OK;
+    }
+    sd_partial *p = io != NULL ? io->part : NULL;
+    size_t offset = 0; /* the replications of the job's earlier sets */
+    for (size_t i = 0; p != NULL && i < p->nreplicas; i++)
+        offset += p->replicas[i].nslots;
+    unsigned char *have = calloc(R, 1);
+    if (have == NULL)
+        return no_memory(err);
+    sd_status st = SD_OK;
+    for (size_t k = 0; k < R && st == SD_OK; k++) {
+        have[k] = p == NULL || a->nshards <= 1 || (offset + k) % a->nshards == a->shard - 1;
+        if (have[k])
+            st = run(arg, k, value + k * nfields, err);
+        else
+            for (size_t f = 0; f < nfields; f++)
+                value[k * nfields + f] = NAN;
+    }
+    if (st == SD_OK && p != NULL)
+        st = sd_partial_add_replicas(p, fp, R, nfields, value, have, err);
+    free(have);
+    return st;
 }
 
 /* The job's invocations as context lines: "data DIR", then per invocation
@@ -330,14 +373,15 @@ sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, cha
         return st;
     }
     if (!partial) {
-        st = run_job(cmd, &j, 1, 1, NULL, out, err);
+        st = run_job(cmd, &j, 1, 1, NULL, NULL, out, err);
         job_free(&j);
         return st;
     }
     *part = sd_partial_init(shard, nshards);
     sd_engine_io io = { .record = record_run, .arg = part };
+    cli_replicas_io reps = { .part = part };
     if ((st = job_context(cmd, &j, part, err)) == SD_OK) {
-        st = run_job(cmd, &j, shard, nshards, &io, NULL, err);
+        st = run_job(cmd, &j, shard, nshards, &io, &reps, NULL, err);
         if (st == SD_ECHECK) /* a shard's verdict means nothing: the merge decides */
             st = SD_OK;
     }
@@ -447,12 +491,14 @@ sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err)
         (st = job_from_context(a->commands, &merged, &cmd, &j, err)) == SD_OK) {
         replayer r = { &merged, 0 };
         sd_engine_io io = { .replay = replay_run, .arg = &r };
-        st = run_job(cmd, &j, 1, 1, &io, out, err);
-        if ((st == SD_OK || st == SD_ECHECK) && r.next != merged.nruns) {
+        cli_replicas_io reps = { .merged = &merged };
+        st = run_job(cmd, &j, 1, 1, &io, &reps, out, err);
+        if ((st == SD_OK || st == SD_ECHECK) && (r.next != merged.nruns || reps.next != merged.nreplicas)) {
             sd_table_free(*out);
             *out = NULL;
-            st = sd_status_fail(err, SD_EINVAL, "merge: the parts hold %zu engine runs, the command used %zu (another "
-                                "specdec version?)", merged.nruns, r.next);
+            st = sd_status_fail(err, SD_EINVAL, "merge: the parts hold %zu engine runs and %zu replication sets, the "
+                                "command used %zu and %zu (another specdec version?)", merged.nruns, merged.nreplicas,
+                                r.next, reps.next);
         }
     }
     for (size_t i = 0; i < n; i++) {

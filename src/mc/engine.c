@@ -755,35 +755,26 @@ sd_status sd_engine_run(const sd_engine_config *cfg, sd_engine_stats *out, sd_er
     return st;
 }
 
-/* FNV-1a over bytes, continuing from h. */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *b = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211u;
-    return h;
-}
-
 uint64_t sd_engine_fingerprint(const sd_engine_config *cfg)
 {
-    uint64_t h = 14695981039346656037u;
+    uint64_t h = SD_UTIL_FNV_START;
     const sd_model *m = cfg->model;
     size_t nv = m ? sd_model_vocab(m) : 0, nc = m ? sd_model_contexts(m) : 0;
     const double num[] = { (double)nv, (double)nc, (double)cfg->policy, (double)cfg->gamma, (double)cfg->tokens,
                            (double)cfg->seed, (double)cfg->seq_tokens, (double)cfg->positions,
                            (double)(cfg->drafts > 1 ? cfg->drafts : 1), cfg->threshold, (double)cfg->gamma_max,
                            (double)(cfg->skip_outputs != 0) };
-    h = fnv(h, num, sizeof num);
-    h = fnv(h, &cfg->seed, sizeof cfg->seed); /* all 64 bits, not just the double's 53 */
+    h = sd_util_fnv(h, num, sizeof num);
+    h = sd_util_fnv(h, &cfg->seed, sizeof cfg->seed); /* all 64 bits, not just the double's 53 */
     if (cfg->verifier != NULL)
-        h = fnv(h, cfg->verifier->name, strlen(cfg->verifier->name));
+        h = sd_util_fnv(h, cfg->verifier->name, strlen(cfg->verifier->name));
     if (cfg->tree != NULL) { /* the tree and its children; none hashes as before trees existed */
         const int kind = (int)cfg->children;
-        h = fnv(h, "tree", 4);
-        h = fnv(h, &kind, sizeof kind);
-        h = fnv(h, &cfg->tree->n, sizeof cfg->tree->n);
-        h = fnv(h, cfg->tree->parent, cfg->tree->n * sizeof *cfg->tree->parent);
-        h = fnv(h, cfg->tree->rank, cfg->tree->n);
+        h = sd_util_fnv(h, "tree", 4);
+        h = sd_util_fnv(h, &kind, sizeof kind);
+        h = sd_util_fnv(h, &cfg->tree->n, sizeof cfg->tree->n);
+        h = sd_util_fnv(h, cfg->tree->parent, cfg->tree->n * sizeof *cfg->tree->parent);
+        h = sd_util_fnv(h, cfg->tree->rank, cfg->tree->n);
     }
     for (size_t c = 0; m != NULL && c < nc; c++) { /* every context: a changed data file changes the digest */
         const sd_context *ctx = sd_model_context(m, c);

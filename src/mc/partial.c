@@ -106,14 +106,45 @@ sd_status sd_partial_add_run(sd_partial *p, uint64_t fingerprint, const sd_engin
     return st;
 }
 
+enum { SLOTS_MAX = 1u << 20, FIELDS_MAX = 256, VALUES_MAX = 1u << 24 };
+
+sd_status sd_partial_add_replicas(sd_partial *p, uint64_t fingerprint, size_t nslots, size_t nfields,
+                                  const double *value, const unsigned char *have, sd_error *err)
+{
+    if (nslots < 1 || nslots > SLOTS_MAX || nfields < 1 || nfields > FIELDS_MAX || nslots * nfields > VALUES_MAX)
+        return sd_status_fail(err, SD_EINVAL, "replicas: %zu slots of %zu fields is outside 1..%u slots, 1..%u fields, "
+                              "%u values", nslots, nfields, SLOTS_MAX, FIELDS_MAX, VALUES_MAX);
+    sd_partial_replicas *r = realloc(p->replicas, (p->nreplicas + 1) * sizeof *r);
+    if (r == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    p->replicas = r;
+    sd_partial_replicas x = { fingerprint, nslots, nfields, calloc(nslots * nfields, sizeof(double)),
+                              calloc(nslots, 1) };
+    if (x.value == NULL || x.have == NULL) {
+        free(x.value);
+        free(x.have);
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    }
+    for (size_t k = 0; k < nslots; k++)
+        if ((x.have[k] = have[k] != 0))
+            memcpy(x.value + k * nfields, value + k * nfields, nfields * sizeof(double));
+    r[p->nreplicas++] = x;
+    return SD_OK;
+}
+
 void sd_partial_free(sd_partial *p)
 {
     for (size_t i = 0; i < p->ncontext; i++)
         free(p->context[i]);
     for (size_t i = 0; i < p->nruns; i++)
         sd_engine_stats_free(&p->runs[i].stats);
+    for (size_t i = 0; i < p->nreplicas; i++) {
+        free(p->replicas[i].value);
+        free(p->replicas[i].have);
+    }
     free(p->context);
     free(p->runs);
+    free(p->replicas);
     *p = (sd_partial){ 0 };
 }
 
@@ -168,7 +199,23 @@ sd_status sd_partial_write(const sd_partial *p, FILE *out, sd_error *err)
                 fprintf(out, " %zu:%a", k, s.chunk_beta[k]);
         fputs("\nend-run\n", out);
     }
-    fprintf(out, "end %zu\n", p->nruns);
+    for (size_t i = 0; i < p->nreplicas; i++) {
+        const sd_partial_replicas *x = &p->replicas[i];
+        fprintf(out, "replicas %016" PRIx64 " %zu %zu\n", x->fingerprint, x->nslots, x->nfields);
+        for (size_t k = 0; k < x->nslots; k++) {
+            if (!x->have[k])
+                continue;
+            fprintf(out, "slot %zu", k);
+            for (size_t f = 0; f < x->nfields; f++)
+                fprintf(out, " %a", x->value[k * x->nfields + f]);
+            fputc('\n', out);
+        }
+        fputs("end-replicas\n", out);
+    }
+    if (p->nreplicas)
+        fprintf(out, "end %zu %zu\n", p->nruns, p->nreplicas);
+    else
+        fprintf(out, "end %zu\n", p->nruns);
     if (fflush(out) != 0 || ferror(out))
         return sd_status_fail(err, SD_EIO, "cannot write the partial result: %s", strerror(errno ? errno : EIO));
     return SD_OK;
@@ -268,6 +315,20 @@ static sd_status read_sparse(reader *r, char *s, uint64_t *v, size_t n, int real
     return *s == '\0' ? SD_OK : bad(r, "more entries than its count says");
 }
 
+/* A fingerprint of 16 hexadecimal digits at *s (advanced). */
+static int read_fingerprint(char **s, uint64_t *out)
+{
+    for (int k = 0; k < 16; k++)
+        if (!isxdigit((unsigned char)(*s)[k]))
+            return 0;
+    char *end;
+    *out = strtoull(*s, &end, 16);
+    if (end - *s != 16)
+        return 0;
+    *s = end;
+    return 1;
+}
+
 static sd_status read_run(reader *r, char *head, sd_partial *p)
 {
     uint64_t f[8] = { 0 }, sc[8] = { 0 };
@@ -278,14 +339,8 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
     static const uint64_t MAX[8] = { UINT64_MAX, SD_ORACLE_MAX, 4194304, 1u << 20, SD_POSITIONS_MAX, 1, 1, 1u << 23 };
     for (int i = 0; i < 8; i++) {
         if (i == 0) {
-            for (int k = 0; k < 16; k++)
-                if (!isxdigit((unsigned char)head[k]))
-                    return bad(r, "a run's fingerprint must be 16 hexadecimal digits");
-            char *end;
-            f[0] = strtoull(head, &end, 16);
-            if (end - head != 16)
+            if (!read_fingerprint(&head, &f[0]))
                 return bad(r, "a run's fingerprint must be 16 hexadecimal digits");
-            head = end;
         } else if (*head++ != ' ' || !read_u64(&head, MAX[i], &f[i]))
             return bad(r, "a run's shape is malformed or out of range");
     }
@@ -326,6 +381,66 @@ static sd_status read_run(reader *r, char *head, sd_partial *p)
         st = sd_partial_add_run(p, f[0], &s, r->err);
     }
     sd_engine_stats_free(&s);
+    return st;
+}
+
+/* A value of a slot: a C99 hex float, or nan, inf, -inf (as %a writes them). */
+static int read_value(char **s, double *out)
+{
+    char *p = *s, *end;
+    const char *body = p + (*p == '-');
+    if (!(strncmp(body, "0x", 2) == 0 || strncmp(body, "nan", 3) == 0 || strncmp(body, "inf", 3) == 0))
+        return 0;
+    *out = strtod(p, &end);
+    if (end == p || (*end != ' ' && *end != '\0'))
+        return 0;
+    *s = end;
+    return 1;
+}
+
+static sd_status read_replicas(reader *r, char *head, sd_partial *p)
+{
+    uint64_t fp, nslots, nfields;
+    if (!read_fingerprint(&head, &fp))
+        return bad(r, "a replica set's fingerprint must be 16 hexadecimal digits");
+    if (*head++ != ' ' || !read_u64(&head, SLOTS_MAX, &nslots) || *head++ != ' ' ||
+        !read_u64(&head, FIELDS_MAX, &nfields) || *head != '\0' || nslots < 1 || nfields < 1 ||
+        nslots * nfields > VALUES_MAX)
+        return bad(r, "'replicas FINGERPRINT NSLOTS NFIELDS' needs 1..1048576 slots of 1..256 fields, 2^24 values");
+    double *value = calloc((size_t)(nslots * nfields), sizeof *value);
+    unsigned char *have = calloc((size_t)nslots, 1);
+    sd_status st = SD_OK;
+    if (value == NULL || have == NULL)
+        st = bad(r, "out of memory for this replica set");
+    uint64_t last = 0;
+    int any = 0;
+    while (st == SD_OK) {
+        if (!next_line(r)) {
+            st = sd_status_fail(r->err, SD_EINVAL, "%s: truncated: a replica set without its 'end-replicas' line",
+                                r->name);
+            break;
+        }
+        if (strcmp(r->buf, "end-replicas") == 0)
+            break;
+        char *s = r->buf;
+        uint64_t k;
+        if (strncmp(s, "slot ", 5) != 0 || (s += 5, !read_u64(&s, nslots - 1, &k)) || (any && k <= last)) {
+            st = bad(r, "expected 'slot K ...' (K below the set's slots, increasing) or 'end-replicas'");
+            break;
+        }
+        for (uint64_t f = 0; f < nfields && st == SD_OK; f++)
+            if (*s++ != ' ' || !read_value(&s, &value[k * nfields + f]))
+                st = bad(r, "a slot needs the set's count of values, each a hexadecimal float (0x...), nan or inf");
+        if (st == SD_OK && *s != '\0')
+            st = bad(r, "a slot has more values than the set's fields");
+        have[k] = 1;
+        last = k;
+        any = 1;
+    }
+    if (st == SD_OK)
+        st = sd_partial_add_replicas(p, fp, (size_t)nslots, (size_t)nfields, value, have, r->err);
+    free(value);
+    free(have);
     return st;
 }
 
@@ -381,15 +496,20 @@ sd_status sd_partial_read(FILE *in, const char *name, size_t *line, sd_partial *
         if (strncmp(r.buf, "context ", 8) == 0)
             st = decode(r.buf + 8) ? sd_partial_add_context(&p, r.buf + 8, err) : bad(&r, "a malformed context line");
         else if (strncmp(r.buf, "run ", 4) == 0)
-            st = read_run(&r, r.buf + 4, &p);
+            st = p.nreplicas ? bad(&r, "a run after a replica set: runs come first")
+                             : read_run(&r, r.buf + 4, &p);
+        else if (strncmp(r.buf, "replicas ", 9) == 0)
+            st = read_replicas(&r, r.buf + 9, &p);
         else if (strncmp(r.buf, "end ", 4) == 0) {
-            uint64_t n;
+            uint64_t n, m = 0;
             rest = r.buf + 4;
-            if (!read_u64(&rest, SIZE_MAX, &n) || *rest != '\0' || n != p.nruns)
-                st = bad(&r, "'end N' must count the runs above it");
+            if (!read_u64(&rest, SIZE_MAX, &n) || n != p.nruns ||
+                (*rest == ' ' ? (rest++, !read_u64(&rest, SIZE_MAX, &m) || m == 0) : 0) || *rest != '\0' ||
+                m != p.nreplicas)
+                st = bad(&r, "'end N [M]' must count the runs and the replica sets above it (M only when there are any)");
             break;
         } else
-            st = bad(&r, "expected a 'context', 'run' or 'end' line");
+            st = bad(&r, "expected a 'context', 'run', 'replicas' or 'end' line");
     }
     free(r.buf);
     if (st != SD_OK) {
@@ -420,9 +540,16 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
         return sd_status_fail(err, SD_EINVAL, "merge: no partial results");
     uint32_t N = parts[0].nshards;
     for (size_t i = 1; i < n; i++) {
-        if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != N || parts[i].nruns != parts[0].nruns)
+        if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != N || parts[i].nruns != parts[0].nruns ||
+            parts[i].nreplicas != parts[0].nreplicas)
             return sd_status_fail(err, SD_EINVAL, "%s: a part of another job than %s (its command, shard count or runs "
                                   "differ)", names[i], names[0]);
+        for (size_t r = 0; r < parts[0].nreplicas; r++) {
+            const sd_partial_replicas *a = &parts[i].replicas[r], *b = &parts[0].replicas[r];
+            if (a->fingerprint != b->fingerprint || a->nslots != b->nslots || a->nfields != b->nfields)
+                return sd_status_fail(err, SD_EINVAL, "%s: replica set %zu differs from %s's (another configuration, "
+                                      "seed or model): a part of another job", names[i], r + 1, names[0]);
+        }
         for (size_t r = 0; r < parts[0].nruns; r++)
             if (parts[i].runs[r].fingerprint != parts[0].runs[r].fingerprint)
                 return sd_status_fail(err, SD_EINVAL, "%s: run %zu differs from %s's (another configuration, seed or "
@@ -460,6 +587,35 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
                 snprintf(msg, sizeof msg, "%s", err->msg);
                 st = sd_status_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
             }
+    }
+    for (size_t r = 0; r < parts[0].nreplicas && st == SD_OK; r++) {
+        const sd_partial_replicas *x = &parts[0].replicas[r];
+        double *value = calloc(x->nslots * x->nfields, sizeof *value);
+        unsigned char *have = calloc(x->nslots, 1);
+        const char **from = calloc(x->nslots, sizeof *from);
+        if (value == NULL || have == NULL || from == NULL)
+            st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n && st == SD_OK; i++)
+            for (size_t k = 0; k < x->nslots && st == SD_OK; k++) {
+                const sd_partial_replicas *y = &parts[i].replicas[r];
+                if (!y->have[k])
+                    continue;
+                if (from[k] != NULL)
+                    st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is given twice (%s and %s)", r + 1, k,
+                                        from[k], names[i]);
+                from[k] = names[i];
+                have[k] = 1;
+                memcpy(value + k * x->nfields, y->value + k * x->nfields, x->nfields * sizeof *value);
+            }
+        for (size_t k = 0; k < x->nslots && st == SD_OK; k++)
+            if (!have[k])
+                st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is in no part (a shard that did not "
+                                    "finish?)", r + 1, k);
+        if (st == SD_OK)
+            st = sd_partial_add_replicas(&m, x->fingerprint, x->nslots, x->nfields, value, have, err);
+        free(value);
+        free(have);
+        free(from);
     }
     if (st != SD_OK) {
         sd_partial_free(&m);

@@ -13,6 +13,7 @@
 
 #include "specdec/dtype.h"
 #include "specdec/rng.h"
+#include "common/util.h"
 #include "serving_impl.h"
 
 static const char *const POLICY_NAMES[] = { [SD_SERVING_NONE] = "none", [SD_SERVING_FIXED] = "fixed",
@@ -513,4 +514,42 @@ sd_status sd_serving_simulate(const sd_serving_config *c, uint64_t seed, uint64_
     free(s.r), free(s.wait), free(s.run), free(s.give), free(s.groups);
     free(y.ttft), free(y.tpot), free(y.e2e);
     return st;
+}
+
+/* ---- the fingerprint a merge checks ------------------------------------------------------------ */
+
+static uint64_t hash_reals(uint64_t h, const double *x, size_t n)
+{
+    h = sd_util_fnv(h, &n, sizeof n);
+    return x != NULL ? sd_util_fnv(h, x, n * sizeof *x) : h;
+}
+
+uint64_t sd_serving_fingerprint(const sd_serving_config *c, uint64_t seed)
+{
+    uint64_t h = sd_util_fnv(SD_UTIL_FNV_START, &seed, sizeof seed);
+    size_t z[] = { (size_t)c->arrivals, c->users, c->requests, c->warmup, c->max_num_seqs, c->max_num_batched_tokens,
+                   (size_t)c->policy, c->gamma, c->gamma_max };
+    double x[] = { c->rate, c->memory_fraction, c->slo_ttft, c->slo_tpot };
+    h = sd_util_fnv(h, z, sizeof z);
+    h = sd_util_fnv(h, x, sizeof x);
+    h = hash_reals(h, c->trace_time, c->ntrace);
+    h = hash_reals(h, c->trace_prompt, c->ntrace);
+    h = hash_reals(h, c->trace_output, c->ntrace);
+    h = hash_reals(h, c->prompt.value, c->prompt.n);
+    h = hash_reals(h, c->prompt.weight, c->prompt.n);
+    h = hash_reals(h, c->output.value, c->output.n);
+    h = hash_reals(h, c->output.weight, c->output.n);
+    h = hash_reals(h, c->acc, c->nacc);
+    for (size_t i = 0; i < c->nschedule; i++)
+        h = hash_reals(h, &c->schedule[i].batch_from, 3);
+    /* the cost model at probe points: what the presets and cost options make of it */
+    double probe[8] = { sd_serving_kv_capacity(c), sd_serving_kv_request(c, 512, 256) };
+    sd_cost_group g[2] = { { .sequences = 1, .tokens = 1, .context = 1024, .logits = 1 },
+                           { .sequences = 1, .tokens = 512, .context = 256, .logits = 1 } };
+    for (size_t k = 0; k < 3; k++)
+        probe[2 + k] = sd_serving_step_time(c, g, 1, k, 1024);
+    g[0].sequences = 64;
+    for (size_t k = 0; k < 3; k++)
+        probe[5 + k] = sd_serving_step_time(c, g, 2, k, 1024);
+    return sd_util_fnv(h, probe, sizeof probe);
 }

@@ -6,12 +6,13 @@
  *     and says one non-empty line naming the stream ("fuzz" or "fuzz:LINE");
  *   - every partial it accepts has 1 <= shard <= nshards, runs whose
  *     shapes are within the documented bounds, finite non-negative chunk
- *     sums and alpha_hat in [0, 1];
+ *     sums and alpha_hat in [0, 1], and replica sets within theirs;
  *   - writing an accepted partial and reading it back gives the same text
  *     again (the form is exact: counts in decimal, sums as hex floats);
  *   - sd_partial_merge of everything read either succeeds -- then the
- *     merged counts are the sums of the parts' counts -- or fails with one
- *     line, its output untouched.
+ *     merged counts are the sums of the parts' counts and every merged
+ *     replication is the one part's that has it -- or fails with one line,
+ *     its output untouched.
  */
 #include <math.h>
 
@@ -41,6 +42,14 @@ static void check_partial(const sd_partial *p)
         for (size_t k = 0; k < s->nchunks; k++)
             CHECK(isfinite(s->chunk_beta[k]) && s->chunk_beta[k] >= 0.0, "run %zu: chunk %zu sum %.17g", r, k,
                   s->chunk_beta[k]);
+    }
+    for (size_t r = 0; r < p->nreplicas; r++) {
+        const sd_partial_replicas *x = &p->replicas[r];
+        CHECK(x->nslots >= 1 && x->nslots <= (1u << 20) && x->nfields >= 1 && x->nfields <= 256 &&
+              x->nslots * x->nfields <= (1u << 24), "replica set %zu: %zu slots of %zu fields", r, x->nslots,
+              x->nfields);
+        for (size_t k = 0; k < x->nslots; k++)
+            CHECK(x->have[k] <= 1, "replica set %zu: slot %zu have %u", r, k, x->have[k]);
     }
 }
 
@@ -105,6 +114,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     tokens += parts[i].runs[r].stats.tokens;
                 CHECK(m.runs[r].stats.tokens == tokens, "merged tokens %llu, the parts' sum %llu",
                       (unsigned long long)m.runs[r].stats.tokens, (unsigned long long)tokens);
+            }
+            CHECK(m.nreplicas == parts[0].nreplicas, "merged %zu replica sets of %zu", m.nreplicas,
+                  parts[0].nreplicas);
+            for (size_t r = 0; r < m.nreplicas; r++) {
+                const sd_partial_replicas *x = &m.replicas[r];
+                for (size_t k = 0; k < x->nslots; k++) {
+                    size_t owners = 0, from = 0;
+                    for (size_t i = 0; i < n; i++)
+                        if (parts[i].replicas[r].have[k])
+                            owners++, from = i;
+                    CHECK(x->have[k] == 1 && owners == 1, "merged slot %zu of set %zu: %zu owners", k, r, owners);
+                    CHECK(memcmp(x->value + k * x->nfields, parts[from].replicas[r].value + k * x->nfields,
+                                 x->nfields * sizeof(double)) == 0, "merged slot %zu of set %zu differs from its part's",
+                          k, r);
+                }
             }
             sd_partial_free(&m);
         } else {

@@ -1,6 +1,7 @@
 /* test_partial.c -- sharded engine runs and their partial results: a merge
  * of any number of shards is the unsharded run, bit for bit; the text form
  * round-trips exactly; the merge refuses missing, doubled and foreign parts. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,72 @@ START_TEST(merge_refuses_wrong_parts)
 }
 END_TEST
 
+/* Replica sets: exact through the text (NaN and infinities included), each
+ * slot taken from the part that ran it; a slot claimed twice or by no part
+ * is refused (the negative controls). */
+START_TEST(replicas_round_trip_and_merge)
+{
+    enum { R = 5, F = 3 };
+    double v[R * F];
+    for (int i = 0; i < R * F; i++)
+        v[i] = i == 4 ? NAN : i == 7 ? -INFINITY : (i + 1) / 7.0;
+    sd_partial p[2] = { sd_partial_init(1, 2), sd_partial_init(2, 2) };
+    unsigned char have[2][R] = { { 1, 0, 1, 0, 1 }, { 0, 1, 0, 1, 0 } };
+    sd_error err;
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(sd_partial_add_context(&p[i], "run 0 serving", &err), SD_OK);
+        ck_assert_int_eq(sd_partial_add_replicas(&p[i], 0xabcdefu, R, F, v, have[i], &err), SD_OK);
+        FILE *f = tmpfile();
+        ck_assert_int_eq(sd_partial_write(&p[i], f, &err), SD_OK);
+        rewind(f);
+        sd_partial_free(&p[i]);
+        size_t line = 0;
+        int got;
+        ck_assert_int_eq(sd_partial_read(f, "p", &line, &p[i], &got, &err), SD_OK);
+        ck_assert_int_eq(got, 1);
+        fclose(f);
+    }
+    const char *names[] = { "a", "b", "c" };
+    sd_partial m;
+    ck_assert_int_eq(sd_partial_merge(p, names, 2, &m, &err), SD_OK);
+    ck_assert_uint_eq(m.nreplicas, 1);
+    for (int i = 0; i < R * F; i++) {
+        double x = m.replicas[0].value[i];
+        if (i == 4)
+            ck_assert(isnan(x));
+        else
+            ck_assert(memcmp(&x, &v[i], sizeof x) == 0);
+    }
+    sd_partial_free(&m);
+    /* slot 1 in both parts, slot 4 in none */
+    sd_partial q[2] = { sd_partial_init(1, 2), sd_partial_init(2, 2) };
+    unsigned char twice[2][R] = { { 1, 1, 1, 0, 1 }, { 0, 1, 0, 1, 0 } }, none[2][R] = { { 1, 0, 1, 0, 0 },
+                                                                                         { 0, 1, 0, 1, 0 } };
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(sd_partial_add_replicas(&q[i], 0xabcdefu, R, F, v, twice[i], &err), SD_OK);
+    ck_assert_int_eq(sd_partial_merge(q, names, 2, &m, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "replica set 1: slot 1 is given twice (a and b)");
+    for (int i = 0; i < 2; i++) {
+        sd_partial_free(&q[i]);
+        q[i] = sd_partial_init((uint32_t)i + 1, 2);
+        ck_assert_int_eq(sd_partial_add_replicas(&q[i], 0xabcdefu, R, F, v, none[i], &err), SD_OK);
+    }
+    ck_assert_int_eq(sd_partial_merge(q, names, 2, &m, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "slot 4 is in no part"));
+    /* another fingerprint is another job */
+    sd_partial_free(&q[1]);
+    q[1] = sd_partial_init(2, 2);
+    ck_assert_int_eq(sd_partial_add_replicas(&q[1], 0xabcdeeu, R, F, v, have[1], &err), SD_OK);
+    ck_assert_int_eq(sd_partial_merge(q, names, 2, &m, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "replica set 1 differs"));
+    ck_assert_int_eq(sd_partial_add_replicas(&q[1], 1, 0, F, v, have[1], &err), SD_EINVAL);
+    for (int i = 0; i < 2; i++) {
+        sd_partial_free(&p[i]);
+        sd_partial_free(&q[i]);
+    }
+}
+END_TEST
+
 Suite *partial_suite(void)
 {
     Suite *s = suite_create("partial");
@@ -191,6 +258,7 @@ Suite *partial_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, shards_merge_bit_for_bit);
     tcase_add_test(tc, merge_refuses_wrong_parts);
+    tcase_add_test(tc, replicas_round_trip_and_merge);
     suite_add_tcase(s, tc);
     return s;
 }
