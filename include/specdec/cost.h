@@ -116,7 +116,8 @@ enum { SD_COST_MAX_OPS = 12 };
 
 /* The operators of one pass of m over B sequences of n new tokens at
  * context S into ops[0..k-1], returning k <= SD_COST_MAX_OPS; the seconds
- * add up to sd_cost_step_time. */
+ * add up to sd_cost_step_time.  A model of no layers (sd_presets_ngram)
+ * has no pass: one op "lookup" of 0 s. */
 SD_API size_t sd_cost_breakdown(const sd_model_spec *m, const sd_hardware *h, const sd_cost_params *cp, double batch,
                                 double n, double context, sd_cost_op *ops);
 

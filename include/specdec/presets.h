@@ -36,6 +36,13 @@ typedef struct {
     double link_latency;      /* seconds per hop */
 } sd_hardware;
 
+/* The proposer without a model, named "ngram": drafts looked up in the
+ * sequence's own context (prompt lookup; vLLM's and SGLang's ngram method,
+ * llama.cpp's lookup decoding, TensorRT-LLM's NGram).  No weights, no KV
+ * cache, no layers: a draft pass of it costs nothing on the accelerator
+ * (cost.h; the host's lookup is not modelled).  Static, never NULL. */
+SD_API const sd_model_spec *sd_presets_ngram(void);
+
 /* SD_OK when h publishes a peak for m's compute type, else SD_EINVAL
  * naming both (a model with FP8 compute on an A100, say). */
 SD_API sd_status sd_presets_check(const sd_model_spec *m, const sd_hardware *h, sd_error *err);

@@ -260,7 +260,7 @@ static sd_status pass_rows(const char *role, const sd_model_spec *m, const sd_ha
         const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
                                 sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text(ops[i].name),
                                 sd_real(ops[i].count), sd_real(ops[i].flops), sd_real(ops[i].bytes),
-                                sd_real(ops[i].seconds), sd_real(ops[i].seconds / total), sd_text(bound) };
+                                sd_real(ops[i].seconds), sd_real(total > 0.0 ? ops[i].seconds / total : 0.0), sd_text(bound) };
         st = sd_table_add(t, row, err);
         flops += ops[i].flops;
         bytes += ops[i].bytes;
@@ -268,8 +268,8 @@ static sd_status pass_rows(const char *role, const sd_model_spec *m, const sd_ha
     /* the pass: every operator, t0 and communication together */
     const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
                             sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text("total"),
-                            sd_real(1), sd_real(flops), sd_real(bytes), sd_real(total), sd_real(1),
-                            sd_text(cb ? "compute" : "memory") };
+                            sd_real(1), sd_real(flops), sd_real(bytes), sd_real(total), sd_real(total > 0.0),
+                            sd_text(total <= 0.0 ? "-" : cb ? "compute" : "memory") }; /* no model: no pass */
     return st == SD_OK ? sd_table_add(t, row, err) : st;
 }
 
@@ -372,8 +372,8 @@ done:
 
 static const cli_option ROOFLINE_OPTIONS[] = {
     { .name = "--target", .metavar = "NAME", .help = "target model preset (see --list-models)" },
-    { .name = "--draft", .metavar = "NAME", .help = "draft model preset, or 'same': self-speculation with the target's "
-      "weights" },
+    { .name = "--draft", .metavar = "NAME", .help = "draft model preset, 'same' (self-speculation with the target's "
+      "weights) or 'ngram' (prompt lookup: no model, drafts cost nothing)" },
     { .name = "--hardware", .metavar = "NAME", .help = "accelerator preset (see --list-hardware)" },
     { .name = "--alpha", .metavar = "A", .help = "acceptance rate, in {range}", .domain = &CLI_ALPHA },
     { .name = "--acceptance", .metavar = "A1,...,AG", .help = "per-position acceptance instead of alpha (gamma = "

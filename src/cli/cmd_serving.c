@@ -443,7 +443,7 @@ done:
 
 static const cli_option SERVING_OPTIONS[] = {
     { .name = "--target", .metavar = "NAME", .help = "target model preset (as for roofline)" },
-    { .name = "--draft", .metavar = "NAME", .help = "draft model preset, or 'same'" },
+    { .name = "--draft", .metavar = "NAME", .help = "draft model preset, 'same' or 'ngram' (as for roofline)" },
     { .name = "--hardware", .metavar = "NAME", .help = "accelerator preset" },
     { .name = "--rate", .metavar = "LIST", .help = "Poisson arrivals, requests a second, in {range}", .domain = &RATE },
     { .name = "--users", .metavar = "LIST", .help = "a closed loop of N users, each sending its next request when the "

@@ -91,8 +91,9 @@ sd_status cli_roofline_request(const cli_args *a, const sd_presets *p, sd_roofli
     memset(c, 0, sizeof *c);
     *rq = sd_cost_roofline_defaults();
     if ((st = sd_presets_model(p, "target", cli_value(a, "--target"), &rq->target, err)) != SD_OK ||
-        (draft != NULL && strcmp(draft, "same") == 0 ? (rq->draft = rq->target, SD_OK)
-                                                     : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
+        (draft != NULL && strcmp(draft, "same") == 0    ? (rq->draft = rq->target, SD_OK)
+         : draft != NULL && strcmp(draft, "ngram") == 0 ? (rq->draft = sd_presets_ngram(), SD_OK)
+                                                        : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
             SD_OK ||
         (st = sd_presets_hardware(p, "hardware", cli_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
         (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||

@@ -159,6 +159,10 @@ size_t sd_cost_breakdown_groups(const sd_model_spec *m, const sd_hardware *h, co
 {
     size_t k;
     group_sums u = sums(g, ng);
+    if (m->layers <= 0.0) { /* no model (sd_presets_ngram): no pass */
+        ops[0] = (sd_cost_op){ .name = "lookup", .count = 0 };
+        return 1;
+    }
     if (cp->granularity == SD_GRANULARITY_PASS) {
         pass_op(m, h, cp, &u, &ops[0]);
         k = 1;

@@ -8,6 +8,13 @@
 #include "specdec/data.h"
 #include "records.h"
 
+const sd_model_spec *sd_presets_ngram(void)
+{
+    static const sd_model_spec NGRAM = { .name = "ngram", .experts = 1, .experts_active = 1, .weight = SD_BF16,
+                                         .kv = SD_BF16, .act = SD_BF16, .compute = SD_BF16 };
+    return &NGRAM;
+}
+
 sd_status sd_presets_check(const sd_model_spec *m, const sd_hardware *h, sd_error *err)
 {
     if (h->flops[m->compute] > 0.0)

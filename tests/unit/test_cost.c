@@ -34,6 +34,42 @@ static sd_roofline_request request(const sd_cost_params *cp, double alpha, const
     return rq;
 }
 
+/* The model-free proposer (sd_presets_ngram): its draft passes cost 0 s, it holds no weights and
+ * no cache, so the roofline is eq. (10)'s c = 0 limit, E(N) / verify ratio, whose best gamma
+ * on a memory-bound batch is the largest listed (E grows, the ratio stays near 1); the
+ * negative control: a real 1B draft's c > 0 does not give that. */
+START_TEST(ngram_costs_nothing)
+{
+    sd_cost_params cp = sd_cost_defaults();
+    const sd_model_spec *ng = sd_presets_ngram();
+    ck_assert_str_eq(ng->name, "ngram");
+    sd_cost_op ops[SD_COST_MAX_OPS];
+    ck_assert_uint_eq(sd_cost_breakdown(ng, &H100, &cp, 64, 1, 4096, ops), 1);
+    ck_assert_double_eq(ops[0].seconds, 0.0);
+    ck_assert_double_eq(sd_cost_step_time(ng, &H100, &cp, 64, 5, 4096, NULL), 0.0);
+    ck_assert_double_eq(sd_cost_kv_per_token(ng), 0.0);
+    static const double gammas[] = { 1, 2, 3, 4, 5, 6 };
+    sd_roofline_request rq = request(&cp, 0.8, gammas, 6);
+    rq.draft = ng;
+    sd_roofline_point r;
+    sd_cost_roofline(&rq, 1, 1024, &r);
+    ck_assert_double_eq(r.c_effective, 0.0);
+    ck_assert_double_eq(r.gamma_opt, 6);
+    double t1 = sd_cost_step_time(&TARGET, &H100, &cp, 1, 1, 1024, NULL);
+    double ratio = sd_cost_step_time(&TARGET, &H100, &cp, 1, 7, 1024, NULL) / t1;
+    ck_assert_rel(r.improvement_opt, sd_theory_expected_tokens(0.8, 6) / ratio, 1e-12);
+    rq.draft = &DRAFT; /* the control */
+    sd_roofline_point d;
+    sd_cost_roofline(&rq, 1, 1024, &d);
+    ck_assert(d.c_effective > 0.01 && d.improvement_opt < r.improvement_opt - 0.1);
+    /* 13 sequences of 4103 tokens beside 141 GB of 70B weights on two H100s fit without the 1B draft only */
+    rq.params.tp = 2;
+    ck_assert_int_eq(sd_cost_fits(&rq, 13, 4096, 6), 0);
+    rq.draft = ng;
+    ck_assert_int_eq(sd_cost_fits(&rq, 13, 4096, 6), 1);
+}
+END_TEST
+
 /* At batch 1 verification is nearly free and the roofline is eq. (10):
  * within 1e-4 for the pass model.  Operators also move each verified
  * token's activations through memory: per 70B layer the rows in and out of
@@ -560,6 +596,7 @@ Suite *cost_suite(void)
     Suite *s = suite_create("cost");
     TCase *tc = tcase_create("cost");
     tcase_add_test(tc, small_batch_is_eq10);
+    tcase_add_test(tc, ngram_costs_nothing);
     tcase_add_test(tc, tree_iteration);
     tcase_add_test(tc, large_batch_is_compute_bound);
     tcase_add_test(tc, improvement_falls_with_batch);
