@@ -1,7 +1,7 @@
 #!/bin/sh
 # serving-published.sh -- specdec serving against the published measurements of speculative decoding
-# under load in data/published-serving.tsv: one Markdown row per measurement, the simulated mean TPOT or
-# end-to-end latency at the row's load (a closed loop of users or Poisson arrivals), with the shipped
+# under load in data/published-serving.tsv: one Markdown row per measurement, the simulated mean TPOT,
+# end-to-end latency or speed-up in output tokens a second at the row's load (a closed loop of users or Poisson arrivals), with the shipped
 # calibration and the acceptance from the stated mean length (--memory-fraction 0.96: vLLM's 0.9 of a
 # GPU's memory in GiB, which the presets count in GB).
 #
@@ -19,32 +19,48 @@ tab=$(printf '\t')
 errs=$(mktemp)
 trap 'rm -f "$errs"' EXIT
 
-# run METHOD: the row's metric (ms) under the current settings, from the simulation or the twin
-run() {
+# one METHOD GAMMA: the mean TPOT, end-to-end latency (ms) or output tokens a second under the current
+# settings, from the simulation or the twin
+one() {
     if [ "$users" != - ]; then load="--users $users"; else load="--rate $rate"; fi
-    spec="--gamma $gamma --alpha ${alpha:-0.5}"
-    [ "$gamma" = 0 ] && spec="--gamma 0 --alpha 0.5"
+    spec="--gamma $2 --alpha ${alpha:-0.5}"
+    [ "$2" = 0 ] && spec="--gamma 0 --alpha 0.5"
     eta=""
     [ "$eta_v" = - ] || eta="--eta-flops $eta_v"
-    col=9
+    col=9 scale=1000
     [ "$metric" = e2e ] && col=13
+    [ "$metric" = speedup ] && col=15 scale=1
     # shellcheck disable=SC2086
     "$specdec" --data "$data" serving --target "$target" --draft "$draft" --hardware "$hw" --tp "$tp" $load \
         --prompt "$prompt" --output "$output_v" $spec $eta --max-num-seqs "$seqs" --max-num-batched-tokens "$tokens" \
         --memory-fraction 0.96 --method "$1" --requests 2000 --replications 2 --format tsv 2> "$errs" |
-        awk -F'\t' -v c="$col" 'NR == 2 { printf "%.2f", $c * 1000 }'
+        awk -F'\t' -v c="$col" -v s="$scale" 'NR == 2 { printf "%.6g", $c * s }'
+}
+
+# run METHOD: the row's metric; a speedup is the throughput with speculation over that without
+run() {
+    if [ "$metric" = speedup ]; then
+        with=$(one "$1" "$gamma")
+        without=$(one "$1" 0)
+        awk -v a="$with" -v b="$without" 'BEGIN { if (a != "" && b != "") printf "%.3f", a / b }'
+    else
+        one "$1" "$gamma" | awk '{ printf "%.2f", $1 }'
+    fi
 }
 
 # solve NAME LO HI INTEGER: bisection of the setting NAME (alpha, output_v or eta_v) in [LO, HI] until the
-# twin gives the measured value; the metric falls as alpha and eta_flops grow and rises with the output
+# twin (the simulation, for a closed loop of users) gives the measured value; a latency falls as alpha and
+# eta_flops grow and rises with the output, a speedup rises with alpha
 solve() {
-    lo=$2 hi=$3
+    lo=$2 hi=$3 how=analytic
+    [ "$users" = - ] || how=simulate
     for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
         mid=$(awk -v a="$lo" -v b="$hi" -v i="$4" 'BEGIN { m = (a + b) / 2; if (i) printf "%d", m; else printf "%.5f", m }')
         eval "$1=\$mid"
-        got=$(run analytic)
+        got=$(run "$how")
         # no value: past saturation, as slow as can be
-        up=$(awk -v g="$got" -v m="$measured" -v n="$1" 'BEGIN { if (g == "") g = 1e300; print ((n == "output_v") == (g + 0 > m + 0)) ? 1 : 0 }')
+        up=$(awk -v g="$got" -v m="$measured" -v n="$1" -v k="$metric" 'BEGIN { if (g == "") g = (k == "speedup") ? 0 : 1e300
+            rises = (n == "output_v") != (k == "speedup"); print (rises == (g + 0 > m + 0)) ? 1 : 0 }')
         if [ "$up" = 1 ]; then hi=$mid; else lo=$mid; fi
     done
 }
@@ -100,5 +116,7 @@ while IFS="$tab" read -r id source target draft hw tp users rate prompt output g
     [ "$eta_flops" = fit ] && extra="${extra}, eta_flops $eta_v"
     diff=$(awk -v a="$got" -v b="$measured" 'BEGIN { printf "%+.0f%%", 100 * (a - b) / b }')
     [ -z "$fitted" ] || diff="$diff (fitted: $fitted)"
-    echo "| $id ($source) | $target + $draft, $hw x $tp, $at, $prompt + $output_v tokens$extra, $spec | $metric $measured ms | $got ms | $diff |"
+    unit=" ms"
+    [ "$metric" = speedup ] && unit="x"
+    echo "| $id ($source) | $target + $draft, $hw x $tp, $at, $prompt + $output_v tokens$extra, $spec | $metric $measured$unit | $got$unit | $diff |"
 done

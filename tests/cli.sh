@@ -163,14 +163,14 @@ fi
 
 # examples/serving-published.sh: one row per published measurement under load, each with specdec's
 # TPOT or latency; the rows fitted to what a source does not state (its output length, acceptance) match
-# their measurement (the simulation at the twin's solution, within 5%), and there are 4 of them.
+# their measurement (the simulation at the twin's solution, within 5%), and there are 5 of them.
 sh "$ROOT/examples/serving-published.sh" "$SPECDEC" "$D" > "$T/out" 2> "$T/err"
 got=$?
 want=$(grep -v '^#' "$D/published-serving.tsv" | tail -n +2 | wc -l)
-rows=$(grep -Ec '^\| [LBN][0-9]+ \(.* \| (tpot|e2e) [0-9.]+ ms \| [0-9.]+ ms \| [-+][0-9]+%( \(fitted: [a-z_, ]+\))? \|$' "$T/out")
+rows=$(grep -Ec '^\| [LBNS][0-9]+ \(.* \| ((tpot|e2e) [0-9.]+ ms \| [0-9.]+ ms|speedup [0-9.]+x \| [0-9.]+x) \| [-+][0-9]+%( \(fitted: [a-z_, ]+\))? \|$' "$T/out")
 fitted=$(grep -c '(fitted: ' "$T/out")
 far=$(grep '(fitted: ' "$T/out" | awk -F'|' '{ d = $6; gsub(/[^-+0-9].*/, "", d); sub(/^ */, "", d); if (d + 0 > 5 || d + 0 < -5) n++ } END { print n + 0 }')
-if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 3 ] && [ "$fitted" -eq 4 ] &&
+if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 3 ] && [ "$fitted" -eq 5 ] &&
     [ "$far" -eq 0 ]; then
     pass=$((pass + 1))
 else
