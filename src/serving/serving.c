@@ -546,10 +546,10 @@ uint64_t sd_serving_fingerprint(const sd_serving_config *c, uint64_t seed)
     double probe[8] = { sd_serving_kv_capacity(c), sd_serving_kv_request(c, 512, 256) };
     sd_cost_group g[2] = { { .sequences = 1, .tokens = 1, .context = 1024, .logits = 1 },
                            { .sequences = 1, .tokens = 512, .context = 256, .logits = 1 } };
-    for (size_t k = 0; k < 3; k++)
-        probe[2 + k] = sd_serving_step_time(c, g, 1, k, 1024);
+    for (size_t k = 0; k < 3; k++) /* a decode step alone, then one beside a prompt chunk (g[1]) */
+        probe[2 + k] = sd_serving_step_time(c, g, 0, k, 1024);
     g[0].sequences = 64;
     for (size_t k = 0; k < 3; k++)
-        probe[5 + k] = sd_serving_step_time(c, g, 2, k, 1024);
+        probe[5 + k] = sd_serving_step_time(c, g, 1, k, 1024);
     return sd_util_fnv(h, probe, sizeof probe);
 }
