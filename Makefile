@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs sanitize bench plots deps clean help install uninstall examples
+.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs test-python sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -33,6 +33,11 @@ DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
 COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
 DESTDIR    ?=
+# The Python package goes where the system's python3 looks under PREFIX (Debian:
+# /usr/local/lib/python3.X/dist-packages); PYTHON is the system's python3, which sees
+# Debian's python3-numpy (a python3 earlier on PATH, pyenv's say, may not).
+PYTHON     ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PYTHONDIR  ?= $(LIBDIR)/$(shell $(PYTHON) -c 'import sys; print("python%d.%d" % sys.version_info[:2])' 2>/dev/null)/dist-packages
 
 VERSION_MAJOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MAJOR //p' include/specdec/version.h)
 VERSION_MINOR := $(shell sed -n 's/^\#define SPECDEC_VERSION_MINOR //p' include/specdec/version.h)
@@ -47,12 +52,14 @@ LIBS       = $(shell pkg-config --libs gsl) -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 # The library is every layer folder of src/ (doc/design.md lists them; tests/layers.sh
-# checks the two agree); src/cli/ is the program.
+# checks the two agree) and src/cli/'s commands (command.h runs them), built as the
+# program's code is, seeing include/ only; src/cli/main.c alone is the program.
 LIB_SRC  := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
+CMD_SRC  := $(filter-out src/cli/main.c,$(CLI_SRC))
 TEST_SRC := $(wildcard tests/unit/*.c)
-LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
-CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/cli/%.o)
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o) $(CMD_SRC:src/%.c=$(BUILD)/lib/%.o)
+CLI_OBJ  := $(BUILD)/cli/main.o
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
 BENCH_TOKENS ?= 10000000
@@ -75,8 +82,8 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: layout, docs, unit, CLI, scale, install and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
-check: test-layers test-docs test-unit test-cli test-scale test-install test-fuzz
+## check: layout, docs, unit, CLI, scale, install, Python and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
+check: test-layers test-docs test-unit test-cli test-scale test-install test-python test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
 
 ## test-layers: the include rule of doc/design.md (no include upward, no cycle), and planted violations it must catch
@@ -111,6 +118,11 @@ test-install: $(SPECDEC) $(LIBSO) $(LIBA)
 	@echo "  TEST  install ($(BUILD))"
 	$(Q)MAKE="$(MAKE)" sh tests/install.sh $(BUILD)
 
+## test-python: the Python package (python/) under pytest against the program, from the build tree, from a pip install and from an installed copy
+test-python: $(SPECDEC) $(LIBSO)
+	@echo "  TEST  python ($(BUILD))"
+	$(Q)MAKE="$(MAKE)" PYTHON="$(PYTHON)" sh tests/python.sh $(BUILD)
+
 ## sanitize: build in build/san with -fsanitize=address,undefined and run the unit, CLI (from the root only) and scale tests
 sanitize:
 	$(Q)$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit test-cli test-scale
@@ -123,11 +135,12 @@ plots: $(SPECDEC)
 	$(Q)$(SPECDEC) plot fit --input tests/fixtures/counters-vllm-v1.log --out plots --format png >/dev/null
 	@ls plots/*.png plots/*.svg
 
-## bench: engine throughput and bank cost by vocabulary size (a Markdown table)
-bench: $(BUILD)/specdec-bench
+## bench: engine throughput and bank cost by vocabulary size, serving, and the Python package (Markdown tables)
+bench: $(BUILD)/specdec-bench $(LIBSO)
 	$(Q)$(BUILD)/specdec-bench $(BENCH_TOKENS)
+	$(Q)PYTHONPATH=python $(PYTHON) tests/bench/bench_python.py
 
-## deps: make sure pkg-config, GSL, Check, gnuplot, groff, GNU parallel and clang are installed
+## deps: make sure pkg-config, GSL, Check, gnuplot, groff, GNU parallel, clang, and python3 with NumPy, pytest and pip are installed
 deps:
 	$(Q)missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
@@ -137,6 +150,9 @@ deps:
 	command -v groff >/dev/null 2>&1 || missing="$$missing groff-base"; \
 	command -v parallel >/dev/null 2>&1 || missing="$$missing parallel"; \
 	command -v clang >/dev/null 2>&1 || missing="$$missing clang libclang-rt-dev"; \
+	$(PYTHON) -c 'import numpy, pytest, setuptools, venv' >/dev/null 2>&1 || \
+	  missing="$$missing python3 python3-numpy python3-pytest python3-setuptools python3-venv"; \
+	$(PYTHON) -m pip --version >/dev/null 2>&1 || missing="$$missing python3-pip"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "  DEPS  apt-get install$$missing"; \
@@ -159,6 +175,12 @@ $(BUILD)/lib/io/data.o: $(BUILD)/datadir.stamp
 $(BUILD)/datadir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(DATADIR)/specdec' | cmp -s - $@ || echo '$(DATADIR)/specdec' > $@
+
+# The commands in the library: the program's flags (no -Isrc), position-independent, hidden unless SD_API.
+$(BUILD)/lib/cli/%.o: src/cli/%.c | deps
+	@mkdir -p $(@D)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/cli/%.o: src/cli/%.c | deps
 	@mkdir -p $(@D)
@@ -200,7 +222,7 @@ $(TESTS): $(TEST_OBJ) $(LIBA)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(LIBA) $(CHECK_LIBS) $(LIBS)
 
-## install: the program, both libraries, headers, specdec.pc, data, man page, completion
+## install: the program, both libraries, headers, specdec.pc, data, man page, completion, the Python package
 install: $(SPECDEC) $(LIBA) $(LIBSO) $(BUILD)/specdec.pc
 	@echo "  INSTALL $(DESTDIR)$(PREFIX)"
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/specdec \
@@ -216,13 +238,18 @@ install: $(SPECDEC) $(LIBA) $(LIBSO) $(BUILD)/specdec.pc
 	$(Q)install -m 644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/specdec/
 	$(Q)install -m 644 doc/specdec.1 $(DESTDIR)$(MANDIR)/man1/specdec.1
 	$(Q)install -m 644 doc/specdec.bash $(DESTDIR)$(COMPLETIONDIR)/specdec
+	$(Q)install -d $(DESTDIR)$(PYTHONDIR)/specdec
+	$(Q)install -m 644 python/specdec/__init__.py python/specdec/_lib.py python/specdec/_table.py \
+	  $(DESTDIR)$(PYTHONDIR)/specdec/
+	$(Q)printf '# written by make install: where libspecdec was installed\nLIBDIR = %s\n' "'$(LIBDIR)'" \
+	  > $(DESTDIR)$(PYTHONDIR)/specdec/_install.py
 
 ## uninstall: remove what install put in place (the same variables)
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/specdec $(DESTDIR)$(LIBDIR)/libspecdec.a $(DESTDIR)$(LIBDIR)/libspecdec.so \
 	  $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/$(notdir $(LIBSO)) $(DESTDIR)$(LIBDIR)/pkgconfig/specdec.pc \
 	  $(DESTDIR)$(INCLUDEDIR)/specdec.h $(DESTDIR)$(MANDIR)/man1/specdec.1 $(DESTDIR)$(COMPLETIONDIR)/specdec
-	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/specdec $(DESTDIR)$(DATADIR)/specdec
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/specdec $(DESTDIR)$(DATADIR)/specdec $(DESTDIR)$(PYTHONDIR)/specdec
 
 FORCE:
 

@@ -79,6 +79,7 @@
 #include "specdec/tsv.h"
 #include "specdec/data.h"
 #include "specdec/theory.h"
+#include "specdec/ufunc.h"
 #include "specdec/tree.h"
 #include "specdec/cdf.h"
 #include "specdec/dist.h"
@@ -107,5 +108,6 @@
 #include "specdec/policies.h"
 #include "specdec/schedule.h"
 #include "specdec/validate.h"
+#include "specdec/command.h"
 
 #endif

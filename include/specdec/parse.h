@@ -39,6 +39,12 @@ typedef struct {
  * number or lies outside dom; on failure *out is untouched. */
 SD_API sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, sd_error *err);
 
+/* SD_OK when x lies in dom (a finite number: an infinity lies outside
+ * "[0, inf)"), else SD_EINVAL: "NAME: X is outside RANGE" (X its shortest
+ * exact decimal) or "NAME: X is not a whole number; expected
+ * RANGE", the messages sd_parse_number gives. */
+SD_API sd_status sd_parse_check(double x, const sd_domain *dom, sd_error *err);
+
 /* A list of numbers in dom (see above), in the order written, into *out:
  * at least one and at most SD_LIST_MAX items.  The caller owns out->v and
  * releases it with sd_parse_list_free.  SD_EINVAL for a malformed item or range,

@@ -94,6 +94,25 @@ SD_API sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k,
 SD_API sd_status sd_sampling_rank_acceptances(const sd_sampling_pair *pair, size_t ranks, int sampled, double *out,
                                               sd_error *err);
 
+/* A matrix pair as it lies in memory, row after row (C order), of doubles or of floats
+ * (NumPy's and PyTorch's float64 and float32): exactly one of p64 and p32, and one of q64
+ * and q32, is set; a float is widened exactly to a double, a row at a time, so a float32
+ * pair is read without a double copy.  The rest as in sd_sampling_pair. */
+typedef struct {
+    const double *p64, *q64;
+    const float *p32, *q32;
+    size_t rows, cols;
+    sd_input kind;
+    sd_sampling target, draft;
+    const char *p_name, *q_name;
+} sd_sampling_view;
+/* sd_sampling_acceptances and sd_sampling_rank_acceptances of a view (which they are, for a
+ * pair of .npy matrices): the same results for the same numbers, the same failures, and
+ * SD_EINVAL when a side has neither or both of its pointers set. */
+SD_API sd_status sd_sampling_view_acceptances(const sd_sampling_view *v, size_t k, const sd_dist_acceptance_fn *acc,
+                                              double *out, sd_error *err);
+SD_API sd_status sd_sampling_view_rank_acceptances(const sd_sampling_view *v, size_t ranks, int sampled, double *out,
+                                                   sd_error *err);
 /* The mean of x[0..n-1] with its standard error and 95% interval (Student
  * t with n - 1 degrees of freedom; the interval is the mean itself when
  * n = 1, with se 0), and its quantiles (GSL's

@@ -25,8 +25,10 @@
 /* E(N) = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{j=0..gamma} alpha^j, eq. (4).
  * Limits: alpha = 0 gives 1; alpha = 1 gives gamma + 1 (and alpha -> 1
  * tends to it continuously); gamma -> inf gives 1/(1 - alpha).
- * Computed as expm1((gamma+1) log alpha) / (alpha - 1): no cancellation, a
- * few ulp of relative error for every alpha in [0, 1] and gamma up to 2^53. */
+ * Computed for whole gamma <= 8 as the sum itself by Horner's rule (positive
+ * terms: at most 2 gamma ulp of relative error), else as
+ * expm1((gamma+1) log alpha) / (alpha - 1): no cancellation, a few ulp of
+ * relative error for every alpha in [0, 1] and gamma up to 2^53. */
 SD_API double sd_theory_expected_tokens(double alpha, double gamma);
 
 /* P(N = n), eqs. (2) and (3): alpha^(n-1) (1 - alpha) for n = 1..gamma and

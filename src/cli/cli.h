@@ -314,6 +314,13 @@ typedef sd_status (*cli_replica_fn)(void *arg, size_t k, double *value, sd_error
 sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
                        double *value, sd_error *err);
 
+/* Runs the parsed command a->cmd (its arguments argv[0..argc-1]): a job of
+ * --sweep rows through cli_scale_run, or a partial result into *part when
+ * partial (shard --shard), else one run into *out.  The command's
+ * statuses.  The program's main and the library's sd_command_run both. */
+sd_status cli_execute(const cli_args *a, int argc, char **argv, int partial, sd_table **out, sd_partial *part,
+                      sd_error *err);
+
 /* Merges the partial results in the files a->pos (merge's run): the job they
  * record, found in a->commands, run again on the merged counts. */
 sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err);

@@ -88,19 +88,14 @@ static sd_status options(const cli_command *cmd, int argc, char **argv, cli_args
  * shard's partial result. */
 static sd_status run(const cli_args *a, int argc, char **argv, sd_format format, int partial, sd_error *err)
 {
-    const cli_command *cmd = a->cmd;
     sd_table *table = NULL;
     sd_partial part;
     sd_status st;
-    if (cmd->scales && (partial || cli_given(a, "--sweep"))) {
-        st = cli_scale_run(cmd, a, argc, argv, partial, &table, &part, err);
-        if (st == SD_OK && partial) {
-            st = sd_partial_write(&part, stdout, err);
-            sd_partial_free(&part);
-            return st;
-        }
-    } else {
-        st = cmd->run(a, &table, err);
+    st = cli_execute(a, argc, argv, partial, &table, &part, err);
+    if (st == SD_OK && partial) {
+        st = sd_partial_write(&part, stdout, err);
+        sd_partial_free(&part);
+        return st;
     }
     if (st == SD_OK && *a->text != NULL) { /* another program's syntax, as it is */
         fputs(*a->text, stdout);

@@ -102,18 +102,25 @@ static const char *shortest(double x, char *buf, size_t size)
 static sd_status check_domain(double x, const char *text, size_t len, const sd_domain *dom, sd_error *err)
 {
     char range[96], shown[64];
+    if (x >= dom->min && x <= dom->max && fabs(x) < INFINITY && !(dom->whole && floor(x) < x))
+        return SD_OK; /* the common case: nothing to format (an infinity lies outside "[0, inf)") */
     if (text == NULL) {
         shortest(x, shown, sizeof shown);
         text = shown;
         len = strlen(shown);
     }
-    if (!(x >= dom->min && x <= dom->max))
+    if (!(x >= dom->min && x <= dom->max && fabs(x) < INFINITY))
         return sd_status_fail(err, SD_EINVAL, "%s: %.*s is outside %s", dom->name, (int)len, text,
                               sd_parse_domain_describe(dom, range, sizeof range));
     if (dom->whole && floor(x) < x)
         return sd_status_fail(err, SD_EINVAL, "%s: %.*s is not a whole number; expected %s", dom->name, (int)len, text,
                               sd_parse_domain_describe(dom, range, sizeof range));
     return SD_OK;
+}
+
+sd_status sd_parse_check(double x, const sd_domain *dom, sd_error *err)
+{
+    return check_domain(x, NULL, 0, dom, err);
 }
 
 sd_status sd_parse_number(const char *text, const sd_domain *dom, double *out, sd_error *err)

@@ -4,6 +4,7 @@
  */
 #include "specdec/sampling.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,10 @@ static sd_status check_settings(const sd_sampling *s, sd_error *err)
     return SD_OK;
 }
 
-/* Step 1: the input as log-weights z into out; checks it. */
-static sd_status to_logits(sd_input kind, const double *in, size_t n, double *out, const char *name, sd_error *err)
+/* Step 1: the input as log-weights z into out, checked, and the first largest one's index in
+ * *top (one pass over logits; out is written only once every entry has passed). */
+static sd_status to_logits(sd_input kind, const double *in, size_t n, double *out, size_t *top, const char *name,
+                           sd_error *err)
 {
     if (kind == SD_INPUT_PROBS) {
         sd_status st = sd_dist_check(in, n, name, err);
@@ -44,19 +47,49 @@ static sd_status to_logits(sd_input kind, const double *in, size_t n, double *ou
             return st;
         for (size_t i = 0; i < n; i++)
             out[i] = in[i] > 0.0 ? log(in[i]) : -INFINITY;
+        *top = 0;
+        for (size_t i = 1; i < n; i++)
+            if (out[i] > out[*top])
+                *top = i;
         return SD_OK;
     }
     if (n == 0 || n > SD_VOCAB_MAX)
         return sd_status_fail(err, SD_EINVAL, "%s: %zu logits; expected 1 to %u", name, n, SD_VOCAB_MAX);
-    int finite = 0;
+    size_t t = 0;
+    double m = -INFINITY;
     for (size_t i = 0; i < n; i++) {
-        if (isnan(in[i]) || (isinf(in[i]) && in[i] > 0))
+        if (!(in[i] <= DBL_MAX)) /* NaN or +inf; -inf (a masked token) passes */
             return sd_status_fail(err, SD_EINVAL, "%s: logit %g of token %zu is not finite or -inf", name, in[i], i);
-        finite |= isfinite(in[i]);
+        if (in[i] > m) /* the first largest */
+            m = in[i], t = i;
     }
-    if (!finite)
+    if (!(m > -INFINITY))
         return sd_status_fail(err, SD_EINVAL, "%s: every logit is -inf", name);
-    memmove(out, in, n * sizeof *out);
+    if (out != in)
+        memmove(out, in, n * sizeof *out);
+    *top = t;
+    return SD_OK;
+}
+
+/* to_logits for float logits, widened (exactly) into out in the same pass; out is written
+ * as it goes, so on failure it holds a part of the row (the caller's work array). */
+static sd_status to_logits_f32(const float *in, size_t n, double *out, size_t *top, const char *name, sd_error *err)
+{
+    if (n == 0 || n > SD_VOCAB_MAX)
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu logits; expected 1 to %u", name, n, SD_VOCAB_MAX);
+    size_t t = 0;
+    double m = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double x = in[i];
+        if (!(x <= DBL_MAX))
+            return sd_status_fail(err, SD_EINVAL, "%s: logit %g of token %zu is not finite or -inf", name, x, i);
+        out[i] = x;
+        if (x > m)
+            m = x, t = i;
+    }
+    if (!(m > -INFINITY))
+        return sd_status_fail(err, SD_EINVAL, "%s: every logit is -inf", name);
+    *top = t;
     return SD_OK;
 }
 
@@ -94,69 +127,110 @@ static void top_k_top_p(const sd_sampling *s, double *w, size_t n, size_t *idx)
     }
 }
 
-sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
-                            const char *name, sd_error *err)
+/* Steps 2-6 on the checked log-weights w[0..n-1] (top: the first largest), in place.  The
+ * passes are fused: the weights and their sum in one, and without truncation the
+ * normalisations of steps 2 and 6 are one division.  SD_ENOMEM (the sort's index, allocated
+ * only when top-k or top-p needs it). */
+static sd_status transform(const sd_sampling *s, double *w, size_t n, size_t top, const char *name, sd_error *err)
 {
-    sd_status st = check_settings(s, err);
-    double *w = malloc((n ? n : 1) * sizeof *w);
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
-    if (st == SD_OK && (w == NULL || idx == NULL))
-        st = sd_status_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
-    if (st == SD_OK)
-        st = to_logits(kind, in, n, w, name, err);
-    if (st != SD_OK) {
-        free(w), free(idx);
-        return st;
-    }
-    size_t top = 0;
-    for (size_t i = 1; i < n; i++)
-        if (w[i] > w[top])
-            top = i;
+    int sorts = s->temperature > 0.0 && ((s->top_k > 0 && s->top_k < n) || s->top_p < 1.0);
+    size_t *idx = sorts ? malloc((n ? n : 1) * sizeof *idx) : NULL;
+    if (sorts && idx == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
+    double sum = 0.0;
     if (s->temperature <= 0.0) { /* greedy: the point mass on the first argmax */
         memset(w, 0, n * sizeof *w);
         w[top] = 1.0;
+        sum = 1.0;
     } else {
-        double zmax = w[top];
-        for (size_t i = 0; i < n; i++)
-            w[i] = exp((w[i] - zmax) / s->temperature); /* exp(-inf) = 0 */
-        double sum = total(w, n);
-        for (size_t i = 0; i < n; i++)
-            w[i] /= sum;
-        if (s->min_p > 0.0)
-            keep_at_least(w, n, s->min_p * w[top]);
-        if ((s->top_k > 0 && s->top_k < n) || s->top_p < 1.0)
-            top_k_top_p(s, w, n, idx);
+        double zmax = w[top], z = 0.0, inv_t = 1.0 / s->temperature; /* multiplies: a divide costs more */
+        for (size_t i = 0; i < n; i++) {
+            w[i] = exp((w[i] - zmax) * inv_t); /* exp(-inf) = 0 */
+            z += w[i];
+        }
+        sum = z; /* nothing truncated: step 6 is step 2's normalisation, done once */
+        if (s->min_p > 0.0 || sorts) {
+            for (size_t i = 0; i < n; i++)
+                w[i] /= z;
+            if (s->min_p > 0.0)
+                keep_at_least(w, n, s->min_p * w[top]);
+            if (sorts)
+                top_k_top_p(s, w, n, idx);
+            sum = total(w, n);
+        }
     }
-    double sum = total(w, n);
+    double inv = 1.0 / sum;
     for (size_t i = 0; i < n; i++)
-        out[i] = w[i] / sum;
-    free(w), free(idx);
+        w[i] *= inv;
+    free(idx);
     return SD_OK;
 }
 
-/* Each row of the pair transformed by its settings, handed to score(pr, qr, n, i, arg). */
-static sd_status each_row(const sd_sampling_pair *pair, void (*score)(const double *pr, const double *qr, size_t n,
-                                                                      size_t i, void *arg),
+sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
+                            const char *name, sd_error *err)
+{
+    /* out is the work array: every check comes before the first write to it, so on failure
+     * it is untouched */
+    size_t top = 0;
+    sd_status st = check_settings(s, err);
+    if (st == SD_OK)
+        st = to_logits(kind, in, n, out, &top, name, err);
+    return st == SD_OK ? transform(s, out, n, top, name, err) : st;
+}
+
+/* Row i of a view's p (side 0) or q (side 1) transformed by its settings into out: a float
+ * row widened (exactly) into out first, then transformed there. */
+static sd_status view_row(const sd_sampling_view *v, int side, size_t i, double *out, sd_error *err)
+{
+    size_t n = v->cols;
+    const double *d = side ? v->q64 : v->p64;
+    const float *f = side ? v->q32 : v->p32;
+    const char *name = side ? v->q_name : v->p_name;
+    char rn[320];
+    snprintf(rn, sizeof rn, "%.280s row %zu", name, i);
+    const sd_sampling *s = side ? &v->draft : &v->target;
+    if (d != NULL)
+        return sd_sampling_apply(s, v->kind, d + i * n, n, out, rn, err);
+    if (v->kind == SD_INPUT_PROBS) { /* widened, then checked as probabilities */
+        for (size_t j = 0; j < n; j++)
+            out[j] = f[i * n + j];
+        return sd_sampling_apply(s, v->kind, out, n, out, rn, err);
+    }
+    size_t top = 0;
+    sd_status st = check_settings(s, err);
+    if (st == SD_OK)
+        st = to_logits_f32(f + i * n, n, out, &top, rn, err);
+    return st == SD_OK ? transform(s, out, n, top, rn, err) : st;
+}
+
+static sd_status each_row(const sd_sampling_view *v, void (*score)(const double *pr, const double *qr, size_t n,
+                                                                   size_t i, void *arg),
                           void *arg, sd_error *err)
+{
+    if ((v->p64 == NULL) == (v->p32 == NULL) || (v->q64 == NULL) == (v->q32 == NULL))
+        return sd_status_fail(err, SD_EINVAL, "%s: give its values as doubles or as floats, one of them", v->p_name);
+    size_t n = v->cols;
+    double *pr = malloc((n ? n : 1) * sizeof *pr), *qr = malloc((n ? n : 1) * sizeof *qr);
+    sd_status st = pr == NULL || qr == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
+    for (size_t i = 0; i < v->rows && st == SD_OK; i++)
+        if ((st = view_row(v, 0, i, pr, err)) == SD_OK && (st = view_row(v, 1, i, qr, err)) == SD_OK)
+            score(pr, qr, n, i, arg);
+    free(pr);
+    free(qr);
+    return st;
+}
+
+/* The view of a pair of .npy matrices: SD_EINVAL when their shapes differ. */
+static sd_status npy_view(const sd_sampling_pair *pair, sd_sampling_view *v, sd_error *err)
 {
     const sd_npy *p = pair->p, *q = pair->q;
     if (p->rows != q->rows || p->cols != q->cols)
         return sd_status_fail(err, SD_EINVAL, "%s: shape (%zu, %zu) differs from %s's (%zu, %zu)", pair->q_name, q->rows,
                               q->cols, pair->p_name, p->rows, p->cols);
-    size_t n = p->cols;
-    double *pr = malloc(n * sizeof *pr), *qr = malloc(n * sizeof *qr);
-    sd_status st = pr == NULL || qr == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", n) : SD_OK;
-    for (size_t i = 0; i < p->rows && st == SD_OK; i++) {
-        char pn[320], qn[320];
-        snprintf(pn, sizeof pn, "%.280s row %zu", pair->p_name, i);
-        snprintf(qn, sizeof qn, "%.280s row %zu", pair->q_name, i);
-        if ((st = sd_sampling_apply(&pair->target, pair->kind, p->v + i * n, n, pr, pn, err)) == SD_OK &&
-            (st = sd_sampling_apply(&pair->draft, pair->kind, q->v + i * n, n, qr, qn, err)) == SD_OK)
-            score(pr, qr, n, i, arg);
-    }
-    free(pr);
-    free(qr);
-    return st;
+    *v = (sd_sampling_view){ .p64 = p->v, .q64 = q->v, .rows = p->rows, .cols = p->cols, .kind = pair->kind,
+                             .target = pair->target, .draft = pair->draft, .p_name = pair->p_name,
+                             .q_name = pair->q_name };
+    return SD_OK;
 }
 
 typedef struct {
@@ -172,11 +246,19 @@ static void score_fns(const double *pr, const double *qr, size_t n, size_t i, vo
         b->out[j * b->rows + i] = b->acc[j](pr, qr, n);
 }
 
+sd_status sd_sampling_view_acceptances(const sd_sampling_view *v, size_t k, const sd_dist_acceptance_fn *acc,
+                                       double *out, sd_error *err)
+{
+    by_fns b = { k, v->rows, acc, out };
+    return each_row(v, score_fns, &b, err);
+}
+
 sd_status sd_sampling_acceptances(const sd_sampling_pair *pair, size_t k, const sd_dist_acceptance_fn *acc,
                                   double *out, sd_error *err)
 {
-    by_fns b = { k, pair->p->rows, acc, out };
-    return each_row(pair, score_fns, &b, err);
+    sd_sampling_view v;
+    sd_status st = npy_view(pair, &v, err);
+    return st == SD_OK ? sd_sampling_view_acceptances(&v, k, acc, out, err) : st;
 }
 
 typedef struct {
@@ -193,16 +275,24 @@ static void score_ranks(const double *pr, const double *qr, size_t n, size_t i, 
         b->out[k * b->rows + i] = b->one[k];
 }
 
-sd_status sd_sampling_rank_acceptances(const sd_sampling_pair *pair, size_t ranks, int sampled, double *out,
-                                       sd_error *err)
+sd_status sd_sampling_view_rank_acceptances(const sd_sampling_view *v, size_t ranks, int sampled, double *out,
+                                            sd_error *err)
 {
-    by_rank b = { ranks, pair->p->rows, sampled, out, malloc((ranks ? ranks : 1) * sizeof(double)),
-                  malloc((pair->p->cols ? pair->p->cols : 1) * sizeof(double)) };
-    sd_status st = b.one && b.work ? each_row(pair, score_ranks, &b, err)
-                                   : sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", pair->p->cols);
+    by_rank b = { ranks, v->rows, sampled, out, malloc((ranks ? ranks : 1) * sizeof(double)),
+                  malloc((v->cols ? v->cols : 1) * sizeof(double)) };
+    sd_status st = b.one && b.work ? each_row(v, score_ranks, &b, err)
+                                   : sd_status_fail(err, SD_ENOMEM, "out of memory for %zu tokens", v->cols);
     free(b.one);
     free(b.work);
     return st;
+}
+
+sd_status sd_sampling_rank_acceptances(const sd_sampling_pair *pair, size_t ranks, int sampled, double *out,
+                                       sd_error *err)
+{
+    sd_sampling_view v;
+    sd_status st = npy_view(pair, &v, err);
+    return st == SD_OK ? sd_sampling_view_rank_acceptances(&v, ranks, sampled, out, err) : st;
 }
 
 sd_status sd_sampling_rows(const sd_sampling_pair *pair, double *beta, double *dd, sd_error *err)

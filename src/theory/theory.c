@@ -23,6 +23,9 @@
 static int alpha_ok(double alpha) { return alpha >= 0.0 && alpha <= 1.0; }
 static int nonneg_ok(double x) { return x >= 0.0 && x < INFINITY; }
 
+/* Whole draft lengths up to this are summed term by term (the usual ones: faster than expm1 and log). */
+enum { SHORT_GAMMA = 8 };
+
 double sd_theory_expected_tokens(double alpha, double gamma)
 {
     if (!alpha_ok(alpha) || !nonneg_ok(gamma))
@@ -31,6 +34,12 @@ double sd_theory_expected_tokens(double alpha, double gamma)
         return 1.0; /* only the resampled token: 0^0 = 1 */
     if (alpha >= 1.0)
         return gamma + 1.0;
+    if (gamma <= SHORT_GAMMA && floor(gamma) >= gamma) { /* the sum itself by Horner's rule: */
+        double e = 1.0;                                  /* positive terms, at most 2 gamma ulp */
+        for (double j = 0; j < gamma; j++)
+            e = 1.0 + alpha * e;
+        return e;
+    }
     /* 1 - alpha^(g+1) = -expm1((g+1) ln alpha): no cancellation near alpha = 1.
      * The relative error of the product is amplified by |x|/(e^|x| - 1) <= 1. */
     return -expm1((gamma + 1.0) * log(alpha)) / (1.0 - alpha);

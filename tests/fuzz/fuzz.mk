@@ -21,7 +21,7 @@ FUZZ_NAMES         ?= parse tsv_dist presets scenario counters counters_promethe
                       counters_vllm_v0 counters_llama_cpp counters_tsv counters_histogram counters_vllm_v1_early \
                       counters_vllm_bench counters_vllm_offline counters_sglang counters_trtllm_bench \
                       counters_llama_speculative counters_vllm_request counters_llama_timings \
-                      counters_sglang_request counters_speculation_profile partial npy json tree serving
+                      counters_sglang_request counters_speculation_profile partial npy json tree serving ufunc
 
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -106,11 +106,11 @@ int main(void)
 {
     gsl_set_error_handler_off();
     /* Every suite, in the library's layer order (doc/design.md): common, io,
-     * theory, random, cost, model, mc, counters, report. */
+     * theory, random, cost, model, mc, counters, serving, report, cli. */
     Suite *(*const suites[])(void) = {
         /* common */ status_suite, version_suite,
         /* io */ data_suite, format_suite, json_suite, parse_suite, table_suite, tsv_suite,
-        /* theory */ theory_suite, tree_suite,
+        /* theory */ theory_suite, tree_suite, ufunc_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
         /* cost */ calibrate_suite, cost_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,
@@ -118,6 +118,7 @@ int main(void)
         /* counters */ counters_suite, counters_json_suite, counters_prometheus_suite, fit_suite,
         /* serving */ serving_suite,
         /* report */ figure_suite, policies_suite, schedule_suite, validate_suite,
+        /* cli */ command_suite,
     };
     SRunner *sr = srunner_create(suites[0]());
     for (size_t i = 1; i < sizeof suites / sizeof suites[0]; i++)

@@ -29,6 +29,7 @@ Suite *table_suite(void);
 Suite *tsv_suite(void);
 Suite *theory_suite(void); /* theory */
 Suite *tree_suite(void);
+Suite *ufunc_suite(void);
 Suite *cdf_suite(void);    /* random */
 Suite *dist_suite(void);
 Suite *npy_suite(void);
@@ -53,6 +54,7 @@ Suite *counters_suite(void); /* counters */
 Suite *counters_json_suite(void);
 Suite *counters_prometheus_suite(void);
 Suite *fit_suite(void);
+Suite *command_suite(void); /* cli: the commands in the library */
 Suite *serving_suite(void); /* serving */
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);
