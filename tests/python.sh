@@ -66,6 +66,14 @@ t = specdec.serving(target="llama-3.1-8b", draft="llama-3.2-1b", hardware="h100-
                     method="analytic")
 print(specdec.__file__.startswith("'"$stage"'"), i.LIBDIR, t["method"][0], len(t.columns))' 2>&1)
     case $got in "True /usr/local/lib analytic "[0-9]*) ok ;; *) bad "the installed copy: $got" ;; esac
+    # found through the LIBDIR it records, with nothing set: the staged copy told its staged folder
+    printf 'LIBDIR = %s\n' "'$stage/usr/local/lib'" > "$stage/$site/specdec/_install.py"
+    got=$(cd / && env -u SPECDEC_LIBRARY PYTHONPATH="$stage/$site" SPECDEC_DATA="$stage/usr/local/share/specdec" \
+        "$PYTHON" -c 'import specdec; print(specdec.library_path)' 2>&1)
+    [ "$got" = "$stage/usr/local/lib/$SONAME" ] && ok || bad "the installed LIBDIR: $got"
+    # and a pip-installed copy with nothing recorded nor set: ld.so's search (here its failure, named)
+    got=$(cd / && env -u SPECDEC_LIBRARY LD_LIBRARY_PATH=/nonexistent "$T/venv/bin/python" -c 'import specdec' 2>&1)
+    case $got in *"the system's library path: $SONAME ("*) ok ;; *) bad "the system's library path: $got" ;; esac
 else
     bad "make install DESTDIR: $(tail -n 5 "$T/install.log")"
 fi

@@ -25,10 +25,11 @@
 /* E(N) = (1 - alpha^(gamma+1)) / (1 - alpha) = sum_{j=0..gamma} alpha^j, eq. (4).
  * Limits: alpha = 0 gives 1; alpha = 1 gives gamma + 1 (and alpha -> 1
  * tends to it continuously); gamma -> inf gives 1/(1 - alpha).
- * Computed for whole gamma <= 8 as the sum itself by Horner's rule (positive
- * terms: at most 2 gamma ulp of relative error), else as
- * expm1((gamma+1) log alpha) / (alpha - 1): no cancellation, a few ulp of
- * relative error for every alpha in [0, 1] and gamma up to 2^53. */
+ * Computed as the sum of its first min(gamma, 8) + 1 terms by Horner's rule
+ * (positive terms) plus, beyond, alpha^9 times the tail's closed form
+ * -expm1((gamma - 8) log alpha) / (1 - alpha) (no cancellation): a few ulp of
+ * relative error for every alpha in [0, 1] and gamma up to 2^53, at most 2
+ * ulp a Horner term; it never decreases in gamma. */
 SD_API double sd_theory_expected_tokens(double alpha, double gamma);
 
 /* P(N = n), eqs. (2) and (3): alpha^(n-1) (1 - alpha) for n = 1..gamma and

@@ -58,7 +58,11 @@ def _make_ufunc(row):
         if len(args) != nin:
             raise TypeError("%s() takes %d arguments (%s), %d given" % (name, nin, ", ".join(inputs), len(args)))
         arrays = [_as_double(a) for a in args]
-        shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        try:
+            shape = np.broadcast_shapes(*[a.shape for a in arrays])
+        except ValueError:
+            raise Error("%s: the shapes of %s, %s, do not broadcast together" % (
+                name, ", ".join(inputs), " and ".join(str(a.shape) for a in arrays))) from None
         n = math.prod(shape)
         keep, ins, strides = [], (_lib._D * nin)(), (ctypes.c_size_t * nin)()
         for i, a in enumerate(arrays):
@@ -120,8 +124,14 @@ def _matrix(x, what):
     return a, rows, cols
 
 
-def _sampling(temperature, top_k, top_p, min_p):
-    return _lib._Sampling(float(temperature), int(top_k), float(top_p), float(min_p))
+def _whole(name, x, hi):
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or not 0 <= x <= hi:
+        raise Error("%s: %r is not a whole number in [0, %d]" % (name, x, hi))
+    return int(x)
+
+
+def _sampling(temperature, top_k, top_p, min_p, side=""):
+    return _lib._Sampling(float(temperature), _whole(side + "top_k", top_k, 2**62), float(top_p), float(min_p))
 
 
 def acceptance(target, draft, logits=True, temperature=1.0, top_k=0, top_p=1.0, min_p=0.0, rule="adjusted",
@@ -171,7 +181,8 @@ def acceptance(target, draft, logits=True, temperature=1.0, top_k=0, top_p=1.0, 
                       _sampling(temperature if draft_temperature is None else draft_temperature,
                                 top_k if draft_top_k is None else draft_top_k,
                                 top_p if draft_top_p is None else draft_top_p,
-                                min_p if draft_min_p is None else draft_min_p), b"target", b"draft")
+                                min_p if draft_min_p is None else draft_min_p, "draft_"), b"target", b"draft")
+    ranks = _whole("ranks", ranks, 64)
     beta = np.empty(rows, dtype=np.float64)
     err = _lib.new_error()
     fns = (_lib._ACCEPTANCE_FN * 1)(fn)
@@ -183,8 +194,8 @@ def acceptance(target, draft, logits=True, temperature=1.0, top_k=0, top_p=1.0, 
     out = {"beta": beta, "alpha": summary.mean, "se": summary.se, "ci_low": summary.ci_low,
            "ci_high": summary.ci_high}
     if ranks:
-        rk = np.empty((int(ranks), rows), dtype=np.float64)
-        _lib.check(_lib.lib.sd_sampling_view_rank_acceptances(ctypes.byref(view), int(ranks), children == "sampled",
+        rk = np.empty((ranks, rows), dtype=np.float64)
+        _lib.check(_lib.lib.sd_sampling_view_rank_acceptances(ctypes.byref(view), ranks, children == "sampled",
                                                               rk.ctypes.data_as(_lib._D), ctypes.byref(err)), err)
         out["rank_acceptance"] = rk
     return out

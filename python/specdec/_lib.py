@@ -7,7 +7,11 @@ The library is looked for, in order, at:
 2. the folder ``make install`` put it in (``_install.LIBDIR``, written at
    install time);
 3. the build tree this package sits in (``../../build`` from here, for a
-   checkout), whose commands then read the checkout's ``data/``.
+   checkout);
+4. the system's library path (``ld.so``'s search, by the soname).
+
+A library in a checkout's build folder, however it was found, reads that
+checkout's ``data/``.
 
 The first that loads wins; when none does, :class:`LibraryNotFound` names
 every place tried and why it failed.  GSL's error handler, which aborts the
@@ -90,6 +94,7 @@ def _candidates():
     except ImportError:
         yield "the installed LIBDIR", None
     yield "the build tree", os.path.join(here, os.pardir, os.pardir, "build", SONAME)
+    yield "the system's library path", SONAME  # ld.so's search: a library installed under /usr/local/lib, say
 
 
 def _load():
@@ -98,8 +103,8 @@ def _load():
         if not path:
             tried.append("%s (not set)" % where)
             continue
-        path = os.path.normpath(path)
-        if not os.path.exists(path):
+        path = os.path.normpath(path) if os.sep in path else path
+        if os.sep in path and not os.path.exists(path):
             tried.append("%s: %s (no such file)" % (where, path))
             continue
         try:
@@ -112,9 +117,11 @@ def _load():
 lib, path, _where = _load()
 
 # The data files (presets, published tables): the library finds its installed copy itself; a
-# build tree's library reads the checkout's data/ (what the program finds from its own path).
-_tree_data = os.path.normpath(os.path.join(os.path.dirname(path), os.pardir, "data"))
-default_data = _tree_data if _where == "the build tree" and os.path.isdir(_tree_data) else None
+# library in a checkout's build folder, however it was found, reads that checkout's data/
+# (what the program finds from its own path).
+_tree = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), os.pardir))
+default_data = os.path.join(_tree, "data") if os.sep in path and os.path.isdir(os.path.join(_tree, "data")) and \
+    os.path.isfile(os.path.join(_tree, "include", "specdec.h")) else None
 
 _P = ctypes.c_void_p
 _D = ctypes.POINTER(ctypes.c_double)

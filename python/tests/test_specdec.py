@@ -117,7 +117,7 @@ def test_broadcasting_shapes_and_scalars():
     s = specdec.expected_tokens(0.8, 4)
     assert isinstance(s, np.float64) and np.ndim(s) == 0
     assert specdec.optimal(0.8, 0.1)["gamma_opt"] == 6
-    with pytest.raises(ValueError):  # shapes that do not broadcast
+    with pytest.raises(specdec.Error, match=r"^improvement: the shapes of alpha, gamma, cost, .* do not broadcast"):
         specdec.improvement(np.zeros(3) + 0.5, np.ones(4), 0.1)
 
 
@@ -240,6 +240,14 @@ def test_acceptance_bad_input(logits):
         specdec.acceptance(p, q, rule="greedy")
     with pytest.raises(specdec.Error, match=r"no rows"):
         specdec.acceptance(p[:0], q[:0])
+    with pytest.raises(specdec.Error, match=r"^top_k: -1 is not a whole number"):
+        specdec.acceptance(p, q, top_k=-1)
+    with pytest.raises(specdec.Error, match=r"^draft_top_k: 2\.7 is not a whole number"):
+        specdec.acceptance(p, q, draft_top_k=2.7)
+    with pytest.raises(specdec.Error, match=r"^ranks: -1 is not a whole number in \[0, 64\]"):
+        specdec.acceptance(p, q, ranks=-1)
+    tiny = specdec.acceptance(p, q, temperature=1e-310)["beta"]  # 1 / T overflows: still a distribution
+    assert np.all((tiny >= 0) & (tiny <= 1)) and np.array_equal(tiny, specdec.acceptance(p, q, temperature=0)["beta"])
 
 
 # ---- commands as tables ------------------------------------------------------------------------

@@ -127,25 +127,37 @@ static void top_k_top_p(const sd_sampling *s, double *w, size_t n, size_t *idx)
     }
 }
 
-/* Steps 2-6 on the checked log-weights w[0..n-1] (top: the first largest), in place.  The
- * passes are fused: the weights and their sum in one, and without truncation the
- * normalisations of steps 2 and 6 are one division.  SD_ENOMEM (the sort's index, allocated
- * only when top-k or top-p needs it). */
-static sd_status transform(const sd_sampling *s, double *w, size_t n, size_t top, const char *name, sd_error *err)
+/* Whether steps 4-5 sort the n weights (top-k or top-p on), and then the sort's index for
+ * transform, allocated before anything is written so that a failure leaves out untouched. */
+static int sorts_of(const sd_sampling *s, size_t n)
 {
-    int sorts = s->temperature > 0.0 && ((s->top_k > 0 && s->top_k < n) || s->top_p < 1.0);
-    size_t *idx = sorts ? malloc((n ? n : 1) * sizeof *idx) : NULL;
-    if (sorts && idx == NULL)
+    return s->temperature > 0.0 && ((s->top_k > 0 && s->top_k < n) || s->top_p < 1.0);
+}
+
+static sd_status sort_index(const sd_sampling *s, size_t n, size_t **idx, const char *name, sd_error *err)
+{
+    *idx = NULL;
+    if (sorts_of(s, n) && (*idx = malloc((n ? n : 1) * sizeof **idx)) == NULL)
         return sd_status_fail(err, SD_ENOMEM, "%s: out of memory for %zu tokens", name, n);
+    return SD_OK;
+}
+
+/* Steps 2-6 on the checked log-weights w[0..n-1] (top: the first largest), in place, with
+ * sort_index's idx (freed here).  The passes are fused: the weights and their sum in one,
+ * and without truncation the normalisations of steps 2 and 6 are one division.  Never
+ * fails. */
+static void transform(const sd_sampling *s, double *w, size_t n, size_t top, size_t *idx)
+{
+    int sorts = sorts_of(s, n);
     double sum = 0.0;
     if (s->temperature <= 0.0) { /* greedy: the point mass on the first argmax */
         memset(w, 0, n * sizeof *w);
         w[top] = 1.0;
         sum = 1.0;
     } else {
-        double zmax = w[top], z = 0.0, inv_t = 1.0 / s->temperature; /* multiplies: a divide costs more */
+        double zmax = w[top], z = 0.0; /* a division by T: 1 / T overflows for T below 5.6e-309 */
         for (size_t i = 0; i < n; i++) {
-            w[i] = exp((w[i] - zmax) * inv_t); /* exp(-inf) = 0 */
+            w[i] = exp((w[i] - zmax) / s->temperature); /* exp(-inf) = 0 */
             z += w[i];
         }
         sum = z; /* nothing truncated: step 6 is step 2's normalisation, done once */
@@ -159,11 +171,10 @@ static sd_status transform(const sd_sampling *s, double *w, size_t n, size_t top
             sum = total(w, n);
         }
     }
-    double inv = 1.0 / sum;
+    double inv = 1.0 / sum; /* sum >= w[top] > 0: finite */
     for (size_t i = 0; i < n; i++)
         w[i] *= inv;
     free(idx);
-    return SD_OK;
 }
 
 sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *in, size_t n, double *out,
@@ -171,11 +182,14 @@ sd_status sd_sampling_apply(const sd_sampling *s, sd_input kind, const double *i
 {
     /* out is the work array: every check comes before the first write to it, so on failure
      * it is untouched */
-    size_t top = 0;
+    size_t top = 0, *idx = NULL;
     sd_status st = check_settings(s, err);
-    if (st == SD_OK)
-        st = to_logits(kind, in, n, out, &top, name, err);
-    return st == SD_OK ? transform(s, out, n, top, name, err) : st;
+    if (st == SD_OK && (st = sort_index(s, n, &idx, name, err)) == SD_OK &&
+        (st = to_logits(kind, in, n, out, &top, name, err)) == SD_OK)
+        transform(s, out, n, top, idx);
+    else
+        free(idx);
+    return st;
 }
 
 /* Row i of a view's p (side 0) or q (side 1) transformed by its settings into out: a float
@@ -196,11 +210,14 @@ static sd_status view_row(const sd_sampling_view *v, int side, size_t i, double 
             out[j] = f[i * n + j];
         return sd_sampling_apply(s, v->kind, out, n, out, rn, err);
     }
-    size_t top = 0;
+    size_t top = 0, *idx = NULL;
     sd_status st = check_settings(s, err);
-    if (st == SD_OK)
-        st = to_logits_f32(f + i * n, n, out, &top, rn, err);
-    return st == SD_OK ? transform(s, out, n, top, rn, err) : st;
+    if (st == SD_OK && (st = sort_index(s, n, &idx, rn, err)) == SD_OK &&
+        (st = to_logits_f32(f + i * n, n, out, &top, rn, err)) == SD_OK)
+        transform(s, out, n, top, idx);
+    else
+        free(idx);
+    return st;
 }
 
 static sd_status each_row(const sd_sampling_view *v, void (*score)(const double *pr, const double *qr, size_t n,

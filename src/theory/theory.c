@@ -34,15 +34,20 @@ double sd_theory_expected_tokens(double alpha, double gamma)
         return 1.0; /* only the resampled token: 0^0 = 1 */
     if (alpha >= 1.0)
         return gamma + 1.0;
-    if (gamma <= SHORT_GAMMA && floor(gamma) >= gamma) { /* the sum itself by Horner's rule: */
-        double e = 1.0;                                  /* positive terms, at most 2 gamma ulp */
-        for (double j = 0; j < gamma; j++)
-            e = 1.0 + alpha * e;
-        return e;
+    /* The first terms by Horner's rule (positive terms: at most 2 ulp a term), up to gamma
+     * when it is whole and short; the rest, alpha^(S+1) times the tail's closed form, where
+     * 1 - alpha^k = -expm1(k ln alpha) has no cancellation near alpha = 1 (the relative
+     * error of the product is amplified by |x|/(e^|x| - 1) <= 1).  Each part grows with
+     * gamma and rounding keeps the order, so E(N) never decreases in gamma. */
+    double s = fmin(floor(gamma), SHORT_GAMMA), e = 1.0, a = 1.0; /* e = sum_{j <= s} alpha^j, a = alpha^s */
+    for (double j = 0; j < s; j++) {
+        e = 1.0 + alpha * e;
+        a *= alpha;
     }
-    /* 1 - alpha^(g+1) = -expm1((g+1) ln alpha): no cancellation near alpha = 1.
-     * The relative error of the product is amplified by |x|/(e^|x| - 1) <= 1. */
-    return -expm1((gamma + 1.0) * log(alpha)) / (1.0 - alpha);
+    if (gamma <= s)
+        return e;
+    double rest = gamma - s; /* the terms alpha^(s+1) .. alpha^gamma: alpha^(s+1) sum_{j < rest} alpha^j */
+    return e + a * alpha * (-expm1(rest * log(alpha)) / (1.0 - alpha));
 }
 
 double sd_theory_pmf(double alpha, double gamma, double n)
