@@ -35,6 +35,41 @@ START_TEST(temperature_and_greedy)
     apply_ok(&s, SD_INPUT_LOGITS, (const double[]){ 1.0, 3.0, 3.0, -INFINITY }, 4, (const double[]){ 0, 1, 0, 0 });
     s.temperature = 1.0, s.top_k = 2, s.top_p = 0.1, s.min_p = 0.9; /* all keep the argmax */
     apply_ok(&s, SD_INPUT_PROBS, p, 3, (const double[]){ 1, 0, 0 });
+    s = sd_sampling_defaults(); /* a temperature so small that 1 / T overflows: the greedy point mass */
+    s.temperature = 1e-310;
+    apply_ok(&s, SD_INPUT_LOGITS, (const double[]){ 1.0, 3.0, 2.0 }, 3, (const double[]){ 0, 1, 0 });
+}
+END_TEST
+
+/* A float32 view gives what the same numbers as doubles give, bit for bit (the widening is
+ * exact), and a view with neither or both pointers of a side is refused. */
+START_TEST(float_view_equals_double)
+{
+    enum { R = 3, V = 50 };
+    float pf[R * V], qf[R * V];
+    double pd[R * V], qd[R * V], a[R], b[R];
+    for (int i = 0; i < R * V; i++) {
+        pf[i] = (float)sin(i * 0.37) * 4, qf[i] = (float)cos(i * 0.11) * 3;
+        pd[i] = pf[i], qd[i] = qf[i];
+    }
+    sd_sampling_view v = { .p32 = pf, .q32 = qf, .rows = R, .cols = V, .kind = SD_INPUT_LOGITS,
+                           .target = sd_sampling_defaults(), .draft = sd_sampling_defaults(), .p_name = "p",
+                           .q_name = "q" };
+    v.target.temperature = 0.7, v.target.top_p = 0.9, v.draft.top_k = 10;
+    const sd_dist_acceptance_fn acc[] = { sd_dist_overlap };
+    sd_error err;
+    ck_assert_int_eq(sd_sampling_view_acceptances(&v, 1, acc, a, &err), SD_OK);
+    sd_sampling_view w = v;
+    w.p32 = NULL, w.q32 = NULL, w.p64 = pd, w.q64 = qd;
+    ck_assert_int_eq(sd_sampling_view_acceptances(&w, 1, acc, b, &err), SD_OK);
+    for (int i = 0; i < R; i++)
+        ck_assert_msg(memcmp(&a[i], &b[i], sizeof a[i]) == 0 && a[i] >= 0 && a[i] <= 1, "row %d: %.17g %.17g", i, a[i], b[i]);
+    w.p32 = pf; /* both pointers of p */
+    ck_assert_int_eq(sd_sampling_view_acceptances(&w, 1, acc, b, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "doubles or as floats"));
+    pf[V + 4] = NAN; /* row 1 names itself */
+    ck_assert_int_eq(sd_sampling_view_acceptances(&v, 1, acc, a, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "p row 1: logit nan of token 4 is not finite or -inf");
 }
 END_TEST
 
@@ -169,6 +204,7 @@ Suite *sampling_suite(void)
     tcase_add_test(tc, transform_errors_name_the_field);
     tcase_add_test(tc, rows_and_summary);
     tcase_add_test(tc, defaults_and_names);
+    tcase_add_test(tc, float_view_equals_double);
     suite_add_tcase(s, tc);
     return s;
 }
