@@ -283,11 +283,11 @@ for _i in range(1000):
     _c = _lib.lib.sd_command_at(_i)
     if not _c:
         break
-    _name = _c.decode()
-    if _name.replace("-", "_") in globals() and _name.replace("-", "_") not in ("run",):
-        continue  # a closed form of the same name keeps its name
-    globals()[_name.replace("-", "_")] = _make_command(_name)
-    __all__.append(_name.replace("-", "_"))
+    _name = _c.decode().replace("-", "_")
+    if _name in _UFUNCS:
+        continue  # a closed form of the same name (optimal, metrics) keeps it; run(NAME) reaches the command
+    globals()[_name] = _make_command(_c.decode())
+    __all__.append(_name)
 
 
 def fit(path_or_text, **options):

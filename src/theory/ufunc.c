@@ -16,54 +16,24 @@
 #define LENGTH { "mean_length", 1.0, 1e9 + 1, 0 }
 #define RATE { "rate", 0.0, 1.0, 0 }
 
-static sd_status expected_tokens(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_expected_tokens(x[0], x[1]);
-    return SD_OK;
-}
+/* A row of one output from a function of theory.h that cannot fail (its inputs in domain). */
+#define SCALAR(fn, expr)                                                 \
+    static sd_status fn(const double *x, double *y, sd_error *err)       \
+    {                                                                    \
+        (void)err;                                                       \
+        y[0] = (expr);                                                   \
+        return SD_OK;                                                    \
+    }
 
-static sd_status pmf(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_pmf(x[0], x[1], x[2]);
-    return SD_OK;
-}
-
-static sd_status survival(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_survival(x[0], x[1], x[2]);
-    return SD_OK;
-}
-
-static sd_status cost_factor(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_cost_factor(x[0], x[1]);
-    return SD_OK;
-}
-
-static sd_status improvement(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_improvement(x[0], x[1], x[2]);
-    return SD_OK;
-}
-
-static sd_status flop_factor(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_flop_factor(x[0], x[1], x[2]);
-    return SD_OK;
-}
-
-static sd_status ceiling(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_ceiling(x[0]);
-    return SD_OK;
-}
+SCALAR(expected_tokens, sd_theory_expected_tokens(x[0], x[1]))
+SCALAR(pmf, sd_theory_pmf(x[0], x[1], x[2]))
+SCALAR(survival, sd_theory_survival(x[0], x[1], x[2]))
+SCALAR(cost_factor, sd_theory_cost_factor(x[0], x[1]))
+SCALAR(improvement, sd_theory_improvement(x[0], x[1], x[2]))
+SCALAR(flop_factor, sd_theory_flop_factor(x[0], x[1], x[2]))
+SCALAR(ceiling, sd_theory_ceiling(x[0]))
+SCALAR(acceptance_rate, sd_theory_metrics(x[0], x[1]).acceptance_rate)
+SCALAR(system_efficiency, sd_theory_metrics(x[0], x[1]).system_efficiency)
 
 static sd_status optimal(const double *x, double *y, sd_error *err)
 {
@@ -79,20 +49,6 @@ static sd_status metrics(const double *x, double *y, sd_error *err)
     (void)err;
     sd_metrics m = sd_theory_metrics(x[0], x[1]);
     y[0] = m.acceptance_rate, y[1] = m.mean_acceptance_length, y[2] = m.system_efficiency;
-    return SD_OK;
-}
-
-static sd_status acceptance_rate(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_metrics(x[0], x[1]).acceptance_rate;
-    return SD_OK;
-}
-
-static sd_status system_efficiency(const double *x, double *y, sd_error *err)
-{
-    (void)err;
-    y[0] = sd_theory_metrics(x[0], x[1]).system_efficiency;
     return SD_OK;
 }
 
