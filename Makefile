@@ -52,14 +52,13 @@ LIBS       = $(shell pkg-config --libs gsl) -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 
 # The library is every layer folder of src/ (doc/design.md lists them; tests/layers.sh
-# checks the two agree) and src/cli/'s commands (command.h runs them), built as the
-# program's code is, seeing include/ only; src/cli/main.c alone is the program.
+# checks the two agree); the program is src/cli/, which sees include/ only and links the
+# library.  The library computes, the program talks: nothing of src/cli/ is in the library.
 LIB_SRC  := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 CLI_SRC  := $(wildcard src/cli/*.c)
-CMD_SRC  := $(filter-out src/cli/main.c,$(CLI_SRC))
 TEST_SRC := $(wildcard tests/unit/*.c)
-LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o) $(CMD_SRC:src/%.c=$(BUILD)/lib/%.o)
-CLI_OBJ  := $(BUILD)/cli/main.o
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/lib/%.o)
+CLI_OBJ  := $(CLI_SRC:src/cli/%.c=$(BUILD)/cli/%.o)
 TEST_OBJ := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%.o)
 
 BENCH_TOKENS ?= 10000000
@@ -175,12 +174,6 @@ $(BUILD)/lib/io/data.o: $(BUILD)/datadir.stamp
 $(BUILD)/datadir.stamp: FORCE
 	@mkdir -p $(@D)
 	@echo '$(DATADIR)/specdec' | cmp -s - $@ || echo '$(DATADIR)/specdec' > $@
-
-# The commands in the library: the program's flags (no -Isrc), position-independent, hidden unless SD_API.
-$(BUILD)/lib/cli/%.o: src/cli/%.c | deps
-	@mkdir -p $(@D)
-	@echo "  CC    $<"
-	$(Q)$(CC) $(BASE_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/cli/%.o: src/cli/%.c | deps
 	@mkdir -p $(@D)

@@ -39,6 +39,8 @@
  *   specdec/policies.h  the draft-length policies side by side
  *   specdec/schedule.h  a draft-length schedule in vLLM's, SGLang's or TensorRT-LLM's syntax
  *   specdec/validate.h  the theory held against the engine, as a table of checks
+ *   specdec/command.h   a command as a typed request described by rows of named fields
+ *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
  * and, given a non-NULL sd_error, one line naming the parameter at fault and
@@ -109,5 +111,9 @@
 #include "specdec/schedule.h"
 #include "specdec/validate.h"
 #include "specdec/command.h"
+#include "specdec/commands.h"
+#include "specdec/cmd_speedup.h"
+#include "specdec/cmd_optimal.h"
+#include "specdec/cmd_expect.h"
 
 #endif

@@ -57,7 +57,7 @@ check() {
     fi
     (cd "$dir" && find src -mindepth 1 -maxdepth 1 -type d | sed 's|^src/||' | sort) > "$w/folders"
     # every library source and header, and the program's, with their #include "..." lines
-    (cd "$dir" && find src include -type f \( -name '*.c' -o -name '*.h' \) | sort) > "$w/files"
+    (cd "$dir" && find src include -type f \( -name '*.c' -o -name '*.h' -o -name '*.def' \) | sort) > "$w/files"
     : > "$w/includes"
     while read -r f; do
         # "..." includes, and <specdec.h> / <specdec/...> (the installed spelling of the same headers)
@@ -71,7 +71,7 @@ check() {
             return ""
         }
         function module_of(path,   m) {
-            m = path; sub(/.*\//, "", m); sub(/\.[ch]$/, "", m); sub(/_impl$/, "", m); return m
+            m = path; sub(/.*\//, "", m); sub(/\.([ch]|def)$/, "", m); sub(/_impl$/, "", m); return m
         }
         function exists(path) { return (path in file) }
         function bad(msg) { print "layers: " msg > "/dev/stderr"; nbad++ }

@@ -1,38 +1,118 @@
-/* command.h -- every command of the specdec program, as a library call.
+/* command.h -- a command as a typed request and a table of named fields.
  *
- * sd_command_run runs a command from its arguments exactly as the program
- * does (man specdec: the same options, domains, defaults and data files)
- * and hands back the table the program would have printed, or the text it
- * would have written in another program's syntax (roofline --export,
- * metrics --export).  So a binding gets every command's columns through
- * table.h's accessors, with nothing per command.  Errors come back as the
- * program's one line, naming the flag ("--alpha: 2 is outside [0, 1]").
- * Not for partial results (--shard, --format partial) or --help.
- * Commands may read data files and set up shared tables: run one at a
- * time per process.
+ * Every command of the specdec program is a library call: a request
+ * struct (sd_cmd_NAME_request, cmd_NAME.h), sd_cmd_NAME_defaults() and
+ * sd_cmd_NAME_table(&request, &table, &err).  Each request is described
+ * by a row of this module, sd_command: its fields, each a row naming the
+ * option ("--alpha"), its type, where it lies in the struct, its domain,
+ * its default and one line of help.  The program parses its command line
+ * into the request through these rows and prints the table; a binding
+ * (the Python package) makes its typed functions, signatures and
+ * docstrings from the same rows; so the program, the bindings and C
+ * callers cannot drift apart.  The rows are listed once, in commands.h.
+ *
+ * A field is "given" or not:
+ *   SD_COMMAND_FLAG    int, 0 (not given) or 1;
+ *   SD_COMMAND_REAL    double, NAN when not given (whole numbers too, up to 2^53);
+ *   SD_COMMAND_LIST    sd_command_list, n = 0 when not given (the caller owns v);
+ *   SD_COMMAND_TEXT    const char *, NULL when not given (a path or a name; the caller owns it);
+ *   SD_COMMAND_CHOICE  int, an index of the row's names(), -1 when not given.
+ * sd_cmd_NAME_defaults() gives nothing; a field not given takes the
+ * default its row states (sd_command_default_text), or is required, or is
+ * not used, as the command's comment says.  A given value is checked
+ * against the row's domain by the call, with the program's message
+ * ("--alpha: 1.5 is outside [0, 1]"): messages name a field as the program
+ * spells it, which a binding may respell.
+ *
+ * Requests hold no state of their own; a command call is reentrant, so
+ * several threads may run commands at once (each with its own request).
  */
 #ifndef SPECDEC_COMMAND_H
 #define SPECDEC_COMMAND_H
 
 #include <stddef.h>
 
+#include "specdec/parse.h"
 #include "specdec/status.h"
 #include "specdec/table.h"
 
-/* The i-th command's name ("speedup", "roofline", ...), i = 0, 1, ...;
- * NULL past the last.  Static. */
-SD_API const char *sd_command_at(size_t i);
+typedef enum { SD_COMMAND_FLAG, SD_COMMAND_REAL, SD_COMMAND_LIST, SD_COMMAND_TEXT, SD_COMMAND_CHOICE } sd_command_type;
 
-/* Runs the command argv[0] with its arguments argv[1 .. argc - 1] and the
- * data folder data_dir (the program's --data DIR; NULL: the usual search,
- * data.h).  On success *out gets the table (the caller frees it with
- * sd_table_free) and *text stays NULL, or, for a command that writes
- * another program's syntax, *text gets that text (free it with
- * sd_command_free_text) and *out stays NULL.  SD_ECHECK: a validate whose
- * checks did not all pass, its table in *out in full.  Else the program's
- * failure statuses (SD_EINVAL for bad usage or input) with *out and *text
- * NULL. */
-SD_API sd_status sd_command_run(const char *data_dir, int argc, const char *const *argv, sd_table **out, char **text,
+/* A list field's value: v[0 .. n-1], owned by the caller. */
+typedef struct {
+    const double *v;
+    size_t n;
+} sd_command_list;
+
+/* Where a field's default comes from when the row gives no text: a number
+ * of one of the library's defaults structs (the type of that number). */
+typedef enum { SD_COMMAND_LIB_NONE, SD_COMMAND_LIB_SIZE, SD_COMMAND_LIB_DOUBLE, SD_COMMAND_LIB_U64,
+               SD_COMMAND_LIB_UINT, SD_COMMAND_LIB_ENUM } sd_command_lib;
+
+/* One field of a request.  Rows end with a row whose name is NULL. */
+typedef struct {
+    const char *name;        /* "--alpha"; a positional argument: its metavar ("FILE") */
+    sd_command_type type;
+    size_t offset;           /* in its group's struct */
+    int position;            /* 1, 2, ...: the program's positional argument; 0: an option */
+    const char *metavar;     /* "LIST", "FILE"; NULL for a flag */
+    const char *help;        /* one line; {default}, {range}, {max} and {names} (a CHOICE's) filled in by
+                              * sd_command_help_text */
+    const sd_domain *domain; /* REAL and LIST: the numbers taken; NULL otherwise */
+    const char *dflt;        /* the default as a user types it; NULL: none, or lib */
+    sd_command_lib lib;      /* the default from the library's defaults, when dflt is NULL */
+    size_t lib_offset;       /* ... at this offset of the command's library defaults (sd_command.library) */
+    const char *const *(*names)(void); /* CHOICE: the names, indexed as the value */
+} sd_command_field;
+
+enum { SD_COMMAND_MAX_GROUPS = 4 };
+
+/* One command: its request's layout and its calls. */
+typedef struct sd_command {
+    const char *name;    /* "roofline" */
+    const char *summary; /* one line */
+    size_t size;         /* sizeof its request */
+    const sd_command_field *groups[SD_COMMAND_MAX_GROUPS]; /* field groups, NULL after the last */
+    size_t base[SD_COMMAND_MAX_GROUPS];                    /* the offset of each group's struct in the request */
+    void (*defaults)(void *request);                       /* nothing given (and no hooks) */
+    sd_status (*table)(const void *request, sd_table **out, sd_error *err);
+    /* A command whose result may be another program's syntax: when the field text_option is
+     * given, text() makes the result instead of table() (NULL: never). */
+    const char *text_option;
+    sd_status (*text)(const void *request, char **out, sd_error *err);
+    /* The library's defaults the fields' lib defaults are read from, into buf (library_size bytes). */
+    void (*library)(void *buf);
+    size_t library_size;
+    size_t data_dir; /* the offset of the request's `const char *data_dir` (the folder of data files); SIZE_MAX:
+                      * none */
+} sd_command;
+
+/* The i-th field of cmd, counting its groups in order; NULL past the last.
+ * *base (when not NULL) gets the offset of its group's struct. */
+SD_API const sd_command_field *sd_command_field_at(const sd_command *cmd, size_t i, size_t *base);
+/* The field called name ("--alpha", or a positional's metavar) of cmd, or NULL. */
+SD_API const sd_command_field *sd_command_field_find(const sd_command *cmd, const char *name, size_t *base);
+
+/* 1 when the field is given in request (see above). */
+SD_API int sd_command_given(const sd_command *cmd, const sd_command_field *f, size_t base, const void *request);
+
+/* The text of field f's default as a user types it ("1:25", "4096",
+ * "adjusted"), into buf (size bytes), or NULL when it has none.  Never fails. */
+SD_API const char *sd_command_default_text(const sd_command *cmd, const sd_command_field *f, char *buf, size_t size);
+
+/* f's help line with its placeholders filled in, into buf.  Returns buf. */
+SD_API const char *sd_command_help_text(const sd_command *cmd, const sd_command_field *f, char *buf, size_t size);
+
+/* x as a user types it: whole numbers below 10^7 in full, powers of ten
+ * from 10^7 as 1eN, others in at most 15 digits with a short exponent
+ * (2e-5), inf.  Returns buf. */
+SD_API const char *sd_command_number_text(double x, char *buf, size_t size);
+
+/* Runs cmd on request: *text when cmd has a text result and its
+ * text_option is given (free it with sd_command_free_text; *out NULL),
+ * else *out (free it with sd_table_free; *text NULL).  The command's
+ * statuses; on failure both NULL. */
+SD_API sd_status sd_command_run(const sd_command *cmd, const void *request, sd_table **out, char **text,
                                 sd_error *err);
 
 /* Frees a text sd_command_run returned; NULL is allowed. */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GAMMA_MAX 1e9 /* the largest draft length the closed forms take */
@@ -22,6 +23,7 @@ const sd_domain CLI_GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
 /* The roofline's settings, as calibrate.h bounds a measured step's. */
 const sd_domain CLI_BATCH = { "--batch", 1, 1048576, 1 };
 const sd_domain CLI_CONTEXT = { "--context", 0, 16777216, 1 };
+const sd_domain CLI_ACCEPTANCE = { "--acceptance", 0.0, 1.0, 0 };
 
 const cli_option *cli_option_at(const cli_command *cmd, int i)
 {
@@ -77,6 +79,97 @@ static sd_status option_value(int argc, char **argv, int *i, size_t len, const c
     return SD_OK;
 }
 
+/* Writes the text value of library field f (its group at base) into a's request, typed:
+ * a flag set, a number or a list parsed in the field's domain (the list kept in a->lists[k]),
+ * a text as it is, a choice's index. */
+static sd_status set_field(cli_args *a, int k, const sd_command_field *f, size_t base, const char *value,
+                           sd_error *err)
+{
+    void *p = (char *)a->req + base + f->offset;
+    sd_status st = SD_OK;
+    switch (f->type) {
+    case SD_COMMAND_FLAG:
+        *(int *)p = 1;
+        break;
+    case SD_COMMAND_TEXT:
+        *(const char **)p = value;
+        break;
+    case SD_COMMAND_REAL:
+        st = sd_parse_number(value, f->domain, (double *)p, err);
+        break;
+    case SD_COMMAND_LIST:
+        if ((st = sd_parse_list(value, f->domain, &a->lists[k], err)) == SD_OK)
+            *(sd_command_list *)p = (sd_command_list){ .v = a->lists[k].v, .n = a->lists[k].n };
+        break;
+    case SD_COMMAND_CHOICE: {
+        const char *const *names = f->names();
+        char valid[512] = "";
+        for (int i = 0; names[i] != NULL; i++) {
+            if (strcmp(value, names[i]) == 0) {
+                *(int *)p = i;
+                return SD_OK;
+            }
+            snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", i ? ", " : "", names[i]);
+        }
+        st = sd_status_fail(err, SD_EINVAL, "%s: unknown value '%s'; expected one of %s", f->name, value, valid);
+        break;
+    }
+    }
+    return st;
+}
+
+/* The library field of a's command called name[0..len-1] (an option, not a positional), or NULL. */
+static const sd_command_field *lib_field(const cli_args *a, const char *name, size_t len, int *k, size_t *base)
+{
+    const sd_command_field *f;
+    for (size_t i = 0; a->cmd->lib != NULL && (f = sd_command_field_at(a->cmd->lib, i, base)) != NULL; i++)
+        if (f->position == 0 && strlen(f->name) == len && strncmp(f->name, name, len) == 0) {
+            *k = (int)i;
+            return f;
+        }
+    return NULL;
+}
+
+/* The positional arguments into a library command's fields, in order. */
+static sd_status set_positionals(cli_args *a, sd_error *err)
+{
+    const sd_command_field *f;
+    size_t base;
+    for (size_t i = 0; a->cmd->lib != NULL && (f = sd_command_field_at(a->cmd->lib, i, &base)) != NULL; i++) {
+        sd_status st;
+        if (f->position > 0 && f->position <= a->npos &&
+            (st = set_field(a, (int)i, f, base, a->pos[f->position - 1], err)) != SD_OK)
+            return st;
+    }
+    return SD_OK;
+}
+
+/* A library command's option argv[*i] (name len chars, eq its '=' or NULL) into a's request. */
+static sd_status lib_option(cli_args *a, int argc, char **argv, int *i, size_t len, const char *eq, int k,
+                            const sd_command_field *f, size_t base, sd_error *err)
+{
+    const char *value = NULL;
+    sd_status st = SD_OK;
+    if (f->type != SD_COMMAND_FLAG)
+        st = option_value(argc, argv, i, len, eq, &value, err);
+    else if (eq != NULL)
+        st = sd_status_fail(err, SD_EINVAL, "%.*s takes no value", (int)len, argv[*i]);
+    if (st != SD_OK)
+        return st;
+    if (a->lib_given[k]++)
+        return sd_status_fail(err, SD_EINVAL, "%s given twice; give several values as one list, e.g. %s 1,2,3",
+                              f->name, f->name);
+    return set_field(a, k, f, base, value, err);
+}
+
+void cli_args_free(cli_args *a)
+{
+    for (int k = 0; k < CLI_MAX_OPTIONS; k++)
+        sd_parse_list_free(&a->lists[k]);
+    free(a->req);
+    a->req = NULL;
+}
+
 sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, int *help,
                     const char **format, sd_error *err)
 {
@@ -84,6 +177,11 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
     a->cmd = cmd;
     *help = 0;
     *format = NULL;
+    if (cmd->lib != NULL) {
+        if ((a->req = calloc(1, cmd->lib->size)) == NULL)
+            return sd_status_fail(err, SD_ENOMEM, "out of memory");
+        cmd->lib->defaults(a->req);
+    }
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -100,12 +198,19 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
         int is_format = !cmd->own_format && len == 8 && strncmp(arg, "--format", 8) == 0;
-        int k = is_format ? -1 : option_index(cmd, arg, len);
+        int k = is_format ? -1 : option_index(cmd, arg, len), lk;
+        size_t base;
+        const sd_command_field *f = is_format || k >= 0 ? NULL : lib_field(a, arg, len, &lk, &base);
+        sd_status st = SD_OK;
+        if (f != NULL) {
+            if ((st = lib_option(a, argc, argv, &i, len, eq, lk, f, base, err)) != SD_OK)
+                return st;
+            continue;
+        }
         if (!is_format && k < 0)
             return sd_status_fail(err, SD_EINVAL, "%s: unknown option '%.*s'; see 'specdec %s --help'",
                                   cmd->name, (int)len, arg, cmd->name);
         const char *value = NULL;
-        sd_status st = SD_OK;
         if (is_format || cli_option_at(cmd, k)->metavar != NULL)
             st = option_value(argc, argv, &i, len, eq, &value, err);
         else if (eq != NULL)
@@ -125,7 +230,7 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
     }
     if (a->npos < cmd->min_pos)
         return sd_status_fail(err, SD_EINVAL, "%s: missing argument; usage: specdec %s", cmd->name, cmd->synopsis);
-    return SD_OK;
+    return set_positionals(a, err);
 }
 
 const char *cli_value(const cli_args *a, const char *name)
@@ -136,7 +241,10 @@ const char *cli_value(const cli_args *a, const char *name)
 
 int cli_given(const cli_args *a, const char *name)
 {
-    int k = option_index(a->cmd, name, strlen(name));
+    int k = option_index(a->cmd, name, strlen(name)), lk;
+    size_t base;
+    if (k < 0 && lib_field(a, name, strlen(name), &lk, &base) != NULL)
+        return a->lib_given[lk];
     return k >= 0 && a->given[k];
 }
 
@@ -359,7 +467,8 @@ void cli_name_flag(const cli_command *cmd, sd_error *err)
         if (strcmp(PARAM_FLAGS[i].param, param) == 0)
             snprintf(flag, sizeof flag, "%s", PARAM_FLAGS[i].flag);
     int known = strcmp(flag, "--data") == 0 || strcmp(flag, "--format") == 0 ||
-                (cmd != NULL && cli_option_find(cmd, flag, strlen(flag)) != NULL);
+                (cmd != NULL && cli_option_find(cmd, flag, strlen(flag)) != NULL) ||
+                (cmd != NULL && cmd->lib != NULL && sd_command_field_find(cmd->lib, flag, NULL) != NULL);
     size_t fl = strlen(flag), len = strlen(err->msg);
     if (!known || len - n + fl >= sizeof err->msg) /* unknown, or no room: keep the parameter's name */
         return;

@@ -68,6 +68,8 @@ typedef struct cli_command cli_command;
 
 struct cli_command {
     const char *name;     /* "speedup" */
+    const sd_command *lib; /* the library's command (its fields, request and call), or NULL: the program's own,
+                            * run by run() with the options of groups */
     const char *synopsis; /* usage line after "specdec " */
     const char *summary;  /* one line for `specdec --help` */
     const cli_option *groups[CLI_MAX_GROUPS]; /* option groups, each ending with a row of NULL name; --format and
@@ -78,6 +80,9 @@ struct cli_command {
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
     int scales;              /* 1: runs the engine or replications (serving), so takes --shard, --sweep and
                               * --format partial (scale.c) */
+    /* A scaling library command: sets the shard, the engine's hooks and the replications' hook of
+     * a into its request (NULL for the others). */
+    void (*hooks)(void *request, const cli_args *a);
 };
 
 /* Where a scaling command's replication sets go (cli_replicas): a shard
@@ -102,7 +107,15 @@ struct cli_args {
     char **text;              /* a command whose result is another program's syntax (roofline --export,
                                * metrics --export) sets *text to it (malloc'd, the caller frees) and
                                * returns no table; main prints it as it is.  NULL: tables only */
+    void *req;                /* a library command's request, filled by cli_parse (cli_args_free frees it) */
+    sd_list lists[CLI_MAX_OPTIONS]; /* the lists parsed into req, by field index */
+    int lib_given[CLI_MAX_OPTIONS]; /* the library fields given, by field index */
 };
+
+/* Frees what cli_parse allocated in a (its request and lists). */
+void cli_args_free(cli_args *a);
+/* Runs the parsed command: a library command on its request, or the program's run(). */
+sd_status cli_run(const cli_args *a, sd_table **out, sd_error *err);
 
 /* The command's i-th option, counting its groups in order; NULL past the end. */
 const cli_option *cli_option_at(const cli_command *cmd, int i);
@@ -167,7 +180,7 @@ void cli_name_flag(const cli_command *cmd, sd_error *err);
 
 /* The domains the commands share. */
 extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA, CLI_SEED, CLI_THREADS, CLI_TOKENS, CLI_DRAFTS,
-    CLI_GAMMA_MAX, CLI_BATCH, CLI_CONTEXT;
+    CLI_GAMMA_MAX, CLI_BATCH, CLI_CONTEXT, CLI_ACCEPTANCE;
 
 /* ---- help.c ------------------------------------------------------------------------ */
 
@@ -314,13 +327,6 @@ typedef sd_status (*cli_replica_fn)(void *arg, size_t k, double *value, sd_error
 sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
                        double *value, sd_error *err);
 
-/* Runs the parsed command a->cmd (its arguments argv[0..argc-1]): a job of
- * --sweep rows through cli_scale_run, or a partial result into *part when
- * partial (shard --shard), else one run into *out.  The command's
- * statuses.  The program's main and the library's sd_command_run both. */
-sd_status cli_execute(const cli_args *a, int argc, char **argv, int partial, sd_table **out, sd_partial *part,
-                      sd_error *err);
-
 /* Merges the partial results in the files a->pos (merge's run): the job they
  * record, found in a->commands, run again on the merged counts. */
 sd_status cli_scale_merge(const cli_args *a, sd_table **out, sd_error *err);
@@ -354,45 +360,5 @@ extern const cli_command cmd_speedup, cmd_optimal, cmd_expect, cmd_overlap, cmd_
 
 /* The command table (commands.c), NULL-terminated, in --help order. */
 const cli_command *const *cli_commands(void);
-
-/* ---- opt_scenario.c: the inputs of speedup and optimal --------------------------------- */
-
-/* A grid of lists, the rows of a scenario file (--from), or an acceptance
- * vector (--acceptance): the points speedup and optimal evaluate. */
-typedef struct {
-    double alpha, cost, mu, gamma;
-    const sd_tsv_row *row; /* its scenario line, in --from mode */
-    const double *acc;     /* per-position acceptance a_1..a_gamma, in --acceptance mode */
-} cli_point;
-
-typedef struct {
-    sd_list l[4]; /* alpha, cost, mu, gamma */
-    sd_list acc;  /* --acceptance */
-    sd_tsv tsv;
-    size_t name_col, pass_col[4];
-    cli_point *pts;
-    size_t n;
-} cli_scenario;
-
-/* Fills in->pts from --from FILE, --acceptance or the lists; uses_gamma says
- * whether the command reads gamma.  Free with cli_scenario_free. */
-sd_status cli_scenario_read(const cli_args *a, int uses_gamma, cli_scenario *in, sd_error *err);
-void cli_scenario_free(cli_scenario *in);
-/* E(N) at a point: eq. (4), or the product form for an acceptance vector. */
-double cli_point_tokens(const cli_point *p);
-/* The output columns into cols (name first and pass-through columns last in
- * --from mode, the core columns between); returns how many. */
-size_t cli_scenario_columns(const cli_scenario *in, const char *const *core, size_t ncore, const char **cols);
-/* Adds one row: name, the core cells, the pass-through cells. */
-sd_status cli_scenario_row(sd_table *t, const cli_scenario *in, const cli_point *p, const sd_cell *core, size_t ncore,
-                           sd_error *err);
-/* One sentence about the optimum for (alpha, cost), for the text notes. */
-sd_status cli_note_optimum(sd_table *t, double alpha, double cost, const sd_optimum *o, sd_error *err);
-
-/* --acceptance A1,...,AG: the per-position acceptance speedup and optimal take. */
-extern const sd_domain CLI_ACCEPTANCE;
-
-/* Notes only for small grids: beyond this many (alpha, cost) pairs the table speaks for itself. */
-enum { CLI_MAX_NOTES = 8, CLI_SCENARIO_COLS = 24 };
 
 #endif

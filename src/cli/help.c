@@ -14,7 +14,7 @@ void cli_help_usage(const cli_command *const *table)
            "The analytical theory of speculative decoding: closed forms, optimal draft\n"
            "length, and checks against a real rejection sampler.\n\ncommands:\n");
     for (int i = 0; table[i] != NULL; i++)
-        printf("  %-10s %s\n", table[i]->name, table[i]->summary);
+        printf("  %-10s %s\n", table[i]->name, table[i]->lib != NULL ? table[i]->lib->summary : table[i]->summary);
     printf("\nLISTS: a value, a comma list, or an inclusive range start:stop[:step]\n"
            "(0.5:0.95:0.05, 1:25); several lists give every combination.\n"
            "Every command takes --format %s (default text).\n"
@@ -88,7 +88,15 @@ static void expand_help(const cli_option *o, char *out, size_t size)
 void cli_help_command(const cli_command *c)
 {
     printf("usage: specdec %s%s\n\n%s\n\noptions:\n", c->synopsis, c->own_format ? "" : " [--format FORMAT]",
-           c->summary);
+           c->lib != NULL ? c->lib->summary : c->summary);
+    const sd_command_field *f;
+    for (size_t i = 0; c->lib != NULL && (f = sd_command_field_at(c->lib, i, NULL)) != NULL; i++) {
+        char lhs[64], help[512];
+        if (f->position > 0)
+            continue;
+        snprintf(lhs, sizeof lhs, "%s %s", f->name, f->metavar ? f->metavar : "");
+        printf("  %-22s %s\n", lhs, sd_command_help_text(c->lib, f, help, sizeof help));
+    }
     const cli_option *o;
     for (int i = 0; (o = cli_option_at(c, i)) != NULL; i++) {
         char lhs[64], help[512];

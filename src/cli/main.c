@@ -84,6 +84,18 @@ static sd_status options(const cli_command *cmd, int argc, char **argv, cli_args
     return name != NULL && !*partial ? sd_format_parse(name, format, err) : SD_OK;
 }
 
+/* Runs the parsed command a->cmd (its arguments argv[0..argc-1]): a job of
+ * --sweep rows through cli_scale_run, or a partial result into *part when
+ * partial (shard --shard), else one run into *out. */
+static sd_status execute(const cli_args *a, int argc, char **argv, int partial, sd_table **out, sd_partial *part,
+                         sd_error *err)
+{
+    *out = NULL;
+    if (a->cmd->scales && (partial || cli_given(a, "--sweep")))
+        return cli_scale_run(a->cmd, a, argc, argv, partial, out, part, err);
+    return cli_run(a, out, err);
+}
+
 /* Runs the command and writes what it made: its table in the format, or a
  * shard's partial result. */
 static sd_status run(const cli_args *a, int argc, char **argv, sd_format format, int partial, sd_error *err)
@@ -91,7 +103,7 @@ static sd_status run(const cli_args *a, int argc, char **argv, sd_format format,
     sd_table *table = NULL;
     sd_partial part;
     sd_status st;
-    st = cli_execute(a, argc, argv, partial, &table, &part, err);
+    st = execute(a, argc, argv, partial, &table, &part, err);
     if (st == SD_OK && partial) {
         st = sd_partial_write(&part, stdout, err);
         sd_partial_free(&part);
@@ -135,6 +147,7 @@ int main(int argc, char **argv)
     int help, partial;
     sd_format format;
     if ((st = options(cmd, argc - 2, argv + 2, &args, &help, &format, &partial, &err)) == SD_OK && help) {
+        cli_args_free(&args);
         cli_help_command(cmd);
         return finish_output(&err);
     }
@@ -142,7 +155,10 @@ int main(int argc, char **argv)
     args.data_dir = data_dir;
     args.commands = cli_commands();
     args.text = &text;
-    if (st == SD_OK && (st = run(&args, argc - 2, argv + 2, format, partial, &err)) == SD_ECHECK)
+    if (st == SD_OK)
+        st = run(&args, argc - 2, argv + 2, format, partial, &err);
+    cli_args_free(&args);
+    if (st == SD_ECHECK)
         return EXIT_FAILURE_OTHER;
     if (st != SD_OK)
         cli_name_flag(cmd, &err);

@@ -188,9 +188,12 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         int help;
         const char *fmt;
         const invocation *v = &j->inv[i];
-        if ((st = cli_parse(cmd, v->argc, v->argv, &a, &help, &fmt, err)) != SD_OK)
+        if ((st = cli_parse(cmd, v->argc, v->argv, &a, &help, &fmt, err)) != SD_OK) {
+            cli_args_free(&a);
             break;
+        }
         if (help) {
+            cli_args_free(&a);
             sd_table_free(all);
             return sd_status_fail(err, SD_EINVAL, "--help cannot be part of a sharded or swept run");
         }
@@ -201,7 +204,8 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         a.io = io;
         a.replicas = reps;
         sd_table *t = NULL;
-        st = cmd->run(&a, &t, err);
+        st = cli_run(&a, &t, err);
+        cli_args_free(&a);
         if (st == SD_ECHECK)
             worst = SD_ECHECK;
         if ((st == SD_OK || st == SD_ECHECK) && out != NULL) {

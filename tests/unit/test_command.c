@@ -1,82 +1,176 @@
-/* test_command.c -- every command as a library call (command.h): the program's table, its
- * text outputs, and its one-line errors naming the flag. */
+/* test_command.c -- commands as typed requests (command.h) and their list
+ * (commands.h): every row well formed, a typed call's table against the
+ * closed forms, defaults, and the errors a C caller's request gets. */
+#include <math.h>
 #include <string.h>
 
+#include "specdec/cmd_expect.h"
+#include "specdec/cmd_optimal.h"
+#include "specdec/cmd_speedup.h"
 #include "specdec/command.h"
+#include "specdec/commands.h"
 #include "specdec/theory.h"
 #include "testutil.h"
 
-START_TEST(commands_are_listed)
+/* The bytes a field of type t takes in its request. */
+static size_t type_size(sd_command_type t)
+{
+    switch (t) {
+    case SD_COMMAND_FLAG:
+    case SD_COMMAND_CHOICE:
+        return sizeof(int);
+    case SD_COMMAND_REAL:
+        return sizeof(double);
+    case SD_COMMAND_LIST:
+        return sizeof(sd_command_list);
+    case SD_COMMAND_TEXT:
+        return sizeof(const char *);
+    }
+    return 0;
+}
+
+/* A field's default text reads back in its domain or among its names. */
+static void check_default(const sd_command *c, const sd_command_field *f)
+{
+    char buf[64];
+    const char *d = sd_command_default_text(c, f, buf, sizeof buf);
+    if (d == NULL)
+        return;
+    sd_error err;
+    sd_list l = { 0 };
+    if (f->type == SD_COMMAND_LIST || f->type == SD_COMMAND_REAL) {
+        ck_assert_msg(sd_parse_list(d, f->domain, &l, &err) == SD_OK, "%s %s: default %s: %s", c->name, f->name, d,
+                      err.msg);
+        sd_parse_list_free(&l);
+    } else if (f->type == SD_COMMAND_CHOICE) {
+        int found = 0;
+        for (const char *const *n = f->names(); *n != NULL; n++)
+            found |= strcmp(*n, d) == 0;
+        ck_assert_msg(found, "%s %s: default %s is not one of its names", c->name, f->name, d);
+    }
+}
+
+/* Every row: named, typed, inside its request, a domain named as the field for numbers (so a
+ * message names the option), names for a choice, a default that reads back; nothing given by
+ * defaults(); no name twice. */
+START_TEST(rows_are_well_formed)
 {
     size_t n = 0;
-    int serving = 0, roofline = 0;
-    for (const char *c; (c = sd_command_at(n)) != NULL; n++)
-        serving |= strcmp(c, "serving") == 0, roofline |= strcmp(c, "roofline") == 0;
-    ck_assert_uint_ge(n, 16);
-    ck_assert(serving && roofline);
+    for (const sd_command *c; (c = sd_commands_at(n)) != NULL; n++) {
+        ck_assert_ptr_eq(sd_commands_find(c->name), c);
+        ck_assert(c->summary != NULL && c->size > 0 && c->defaults != NULL && c->table != NULL);
+        unsigned char req[16384];
+        ck_assert_uint_le(c->size, sizeof req);
+        c->defaults(req);
+        const sd_command_field *f;
+        size_t base;
+        for (size_t i = 0; (f = sd_command_field_at(c, i, &base)) != NULL; i++) {
+            ck_assert_msg(f->position > 0 || strncmp(f->name, "--", 2) == 0, "%s %s", c->name, f->name);
+            ck_assert_msg(base + f->offset + type_size(f->type) <= c->size, "%s %s lies outside", c->name, f->name);
+            ck_assert_msg(f->help != NULL && (f->type == SD_COMMAND_FLAG || f->metavar != NULL), "%s %s", c->name,
+                          f->name);
+            if (f->type == SD_COMMAND_LIST || f->type == SD_COMMAND_REAL)
+                ck_assert_msg(f->domain != NULL && strcmp(f->domain->name, f->name) == 0, "%s %s: domain", c->name,
+                              f->name);
+            ck_assert_msg(f->type != SD_COMMAND_CHOICE || f->names != NULL, "%s %s: names", c->name, f->name);
+            ck_assert_msg(!sd_command_given(c, f, base, req), "%s %s given by defaults()", c->name, f->name);
+            ck_assert_ptr_eq(sd_command_field_find(c, f->name, NULL), f);
+            check_default(c, f);
+        }
+    }
+    ck_assert_uint_ge(n, 3);
+    ck_assert_ptr_null(sd_commands_find("no-such"));
 }
 END_TEST
 
 /* speedup's table is eq. (10) from theory.h at every row, bit for bit. */
-START_TEST(a_command_gives_its_table)
+START_TEST(a_typed_call_gives_its_table)
 {
-    const char *argv[] = { "speedup", "--alpha", "0.8", "--cost", "0.1", "--gamma", "1,2,7" };
+    const double alpha[] = { 0.8 }, cost[] = { 0.1 }, gamma[] = { 1, 2, 7 };
+    sd_cmd_speedup_request rq = sd_cmd_speedup_defaults();
+    rq.alpha = (sd_command_list){ alpha, 1 };
+    rq.cost = (sd_command_list){ cost, 1 };
+    rq.gamma = (sd_command_list){ gamma, 3 };
     sd_table *t;
-    char *text;
     sd_error err;
-    ck_assert_int_eq(sd_command_run(NULL, 7, argv, &t, &text, &err), SD_OK);
-    ck_assert_ptr_null(text);
+    ck_assert_msg(sd_cmd_speedup_table(&rq, &t, &err) == SD_OK, "%s", err.msg);
     ck_assert_uint_eq(sd_table_nrows(t), 3);
     size_t g = sd_table_find(t, "gamma"), f = sd_table_find(t, "improvement");
-    ck_assert(g != (size_t)-1 && f != (size_t)-1);
     for (size_t r = 0; r < 3; r++) {
-        const sd_cell *gc = sd_table_cell(t, r, g), *fc = sd_table_cell(t, r, f);
-        double gamma = gc->type == SD_CELL_INT ? (double)gc->v.i : gc->v.r;
-        ck_assert_int_eq(fc->type, SD_CELL_REAL);
-        ck_assert_double_eq(fc->v.r, sd_theory_improvement(0.8, gamma, 0.1));
+        ck_assert_int_eq(sd_table_cell(t, r, g)->v.i, (long long)gamma[r]);
+        ck_assert_double_eq(sd_table_cell(t, r, f)->v.r, sd_theory_improvement(0.8, gamma[r], 0.1));
     }
     sd_table_free(t);
 }
 END_TEST
 
-/* roofline --export writes vLLM's JSON: text, no table. */
-START_TEST(a_command_gives_its_text)
+/* A field not given takes its row's default: speedup's gamma is 1:25. */
+START_TEST(defaults_come_from_the_rows)
 {
-    const char *argv[] = { "roofline", "--target", "llama-3.1-8b", "--draft", "llama-3.2-1b", "--hardware",
-                           "h100-sxm", "--alpha", "0.8", "--schedule", "--export", "vllm" };
+    char buf[64];
+    const sd_command_field *f = sd_command_field_find(&sd_cmd_speedup, "--gamma", NULL);
+    ck_assert_str_eq(sd_command_default_text(&sd_cmd_speedup, f, buf, sizeof buf), "1:25");
+    ck_assert_ptr_null(sd_command_default_text(&sd_cmd_speedup,
+                                               sd_command_field_find(&sd_cmd_speedup, "--alpha", NULL), buf, 64));
+    const double alpha[] = { 0.5 }, cost[] = { 0 };
+    sd_cmd_speedup_request rq = sd_cmd_speedup_defaults();
+    rq.alpha = (sd_command_list){ alpha, 1 };
+    rq.cost = (sd_command_list){ cost, 1 };
     sd_table *t;
-    char *text;
     sd_error err;
-    ck_assert_msg(sd_command_run(NULL, 12, argv, &t, &text, &err) == SD_OK, "%s", err.msg);
-    ck_assert_ptr_null(t);
-    ck_assert_ptr_nonnull(text);
-    ck_assert_ptr_nonnull(strstr(text, "num_speculative_tokens"));
-    sd_command_free_text(text);
+    ck_assert_int_eq(sd_cmd_speedup_table(&rq, &t, &err), SD_OK);
+    ck_assert_uint_eq(sd_table_nrows(t), 25);
+    sd_table_free(t);
+    ck_assert_ptr_nonnull(strstr(sd_command_help_text(&sd_cmd_speedup, f, buf, sizeof buf), "(default 1:25)"));
 }
 END_TEST
 
-/* Errors are the program's, naming the flag; --help, --format and --shard are refused. */
-START_TEST(errors_name_the_flag)
+/* A C caller's request is checked as the program's options are, with the same messages. */
+START_TEST(a_request_is_checked)
 {
+    const double two[] = { 2 }, cost[] = { 0.1 }, half[] = { 0.5 }, zero[] = { 0 };
+    sd_cmd_speedup_request rq = sd_cmd_speedup_defaults();
+    rq.alpha = (sd_command_list){ two, 1 };
+    rq.cost = (sd_command_list){ cost, 1 };
+    sd_table *t = (sd_table *)&rq;
+    sd_error err;
+    ck_assert_int_eq(sd_cmd_speedup_table(&rq, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "--alpha: 2 is outside [0, 1]");
+    ck_assert_ptr_null(t);
+    rq.alpha = (sd_command_list){ half, 1 };
+    rq.gamma = (sd_command_list){ zero, 1 };
+    ck_assert_int_eq(sd_cmd_speedup_table(&rq, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "--gamma: 0 is outside whole numbers in [1, 1000000000]");
+    sd_cmd_expect_request ex = sd_cmd_expect_defaults();
+    ex.alpha = (sd_command_list){ half, 1 };
+    ck_assert_int_eq(sd_cmd_expect_table(&ex, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "--gamma is required; see 'specdec expect --help'");
+    sd_cmd_optimal_request op = sd_cmd_optimal_defaults();
+    op.from = "/no/such/scenarios.tsv";
+    ck_assert_int_eq(sd_cmd_optimal_table(&op, &t, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "/no/such/scenarios.tsv"));
+}
+END_TEST
+
+/* sd_command_run runs a row on an untyped request, as a binding does. */
+START_TEST(a_row_runs_its_request)
+{
+    const sd_command *c = sd_commands_find("optimal");
+    ck_assert_ptr_eq(c, &sd_cmd_optimal);
+    sd_cmd_optimal_request rq;
+    c->defaults(&rq);
+    const double alpha[] = { 0.8 }, cost[] = { 0.02 };
+    rq.alpha = (sd_command_list){ alpha, 1 };
+    rq.cost = (sd_command_list){ cost, 1 };
     sd_table *t;
     char *text;
     sd_error err;
-    const char *bad[] = { "speedup", "--alpha", "2", "--cost", "0.1" };
-    ck_assert_int_eq(sd_command_run(NULL, 5, bad, &t, &text, &err), SD_EINVAL);
-    ck_assert_str_eq(err.msg, "--alpha: 2 is outside [0, 1]");
-    ck_assert(t == NULL && text == NULL);
-    const char *unknown[] = { "no-such" };
-    ck_assert_int_eq(sd_command_run(NULL, 1, unknown, &t, &text, &err), SD_EINVAL);
-    ck_assert_str_eq(err.msg, "unknown command 'no-such'");
-    const char *help[] = { "speedup", "--help" };
-    ck_assert_int_eq(sd_command_run(NULL, 2, help, &t, &text, &err), SD_EINVAL);
-    const char *fmt[] = { "speedup", "--alpha", "0.5", "--cost", "0.1", "--format", "json" };
-    ck_assert_int_eq(sd_command_run(NULL, 7, fmt, &t, &text, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "--format: a library call returns the table itself"));
-    const char *missing[] = { "fit", "/no/such/file.log" };
-    ck_assert_int_eq(sd_command_run(NULL, 2, missing, &t, &text, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "/no/such/file.log"));
-    ck_assert_int_eq(sd_command_run(NULL, 0, unknown, &t, &text, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_command_run(c, &rq, &t, &text, &err), SD_OK);
+    ck_assert_ptr_null(text);
+    sd_optimum o;
+    ck_assert_int_eq(sd_theory_optimal(0.8, 0.02, &o, &err), SD_OK);
+    ck_assert_double_eq(sd_table_cell(t, 0, sd_table_find(t, "gamma_opt"))->v.r, o.gamma_opt);
+    sd_table_free(t);
 }
 END_TEST
 
@@ -84,10 +178,11 @@ Suite *command_suite(void)
 {
     Suite *s = suite_create("command");
     TCase *tc = tcase_create("command");
-    tcase_add_test(tc, commands_are_listed);
-    tcase_add_test(tc, a_command_gives_its_table);
-    tcase_add_test(tc, a_command_gives_its_text);
-    tcase_add_test(tc, errors_name_the_flag);
+    tcase_add_test(tc, rows_are_well_formed);
+    tcase_add_test(tc, a_typed_call_gives_its_table);
+    tcase_add_test(tc, defaults_come_from_the_rows);
+    tcase_add_test(tc, a_request_is_checked);
+    tcase_add_test(tc, a_row_runs_its_request);
     suite_add_tcase(s, tc);
     return s;
 }

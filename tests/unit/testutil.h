@@ -54,7 +54,7 @@ Suite *counters_suite(void); /* counters */
 Suite *counters_json_suite(void);
 Suite *counters_prometheus_suite(void);
 Suite *fit_suite(void);
-Suite *command_suite(void); /* cli: the commands in the library */
+Suite *command_suite(void); /* io: commands as requests (command.h, commands.h) */
 Suite *serving_suite(void); /* serving */
 Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);

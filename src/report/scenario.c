@@ -1,14 +1,14 @@
-/* opt_scenario.c -- the inputs of speedup and optimal: a grid of lists
+/* scenario.c -- the inputs of speedup and optimal: a grid of lists
  * (--alpha, --cost, --mu, --gamma), the rows of a scenario file (--from), or
  * an acceptance vector (--acceptance); and their output rows and notes. */
-#include "cli.h"
+#include "scenario.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-sd_status cli_note_optimum(sd_table *t, double alpha, double cost, const sd_optimum *o, sd_error *err)
+sd_status scenario_note_optimum(sd_table *t, double alpha, double cost, const sd_optimum *o, sd_error *err)
 {
     if (o->gamma_opt <= 0.0)
         return sd_table_note(t, err, "alpha %g <= cost %g: no gamma speeds decoding up; do not speculate "
@@ -27,7 +27,7 @@ sd_status cli_note_optimum(sd_table *t, double alpha, double cost, const sd_opti
 static const char *const PASSTHROUGH[] = { "temperature", "source", "reported", "measured" };
 enum { NPASS = 4 };
 
-void cli_scenario_free(cli_scenario *in)
+void scenario_free(scenario *in)
 {
     for (int j = 0; j < 4; j++)
         sd_parse_list_free(&in->l[j]);
@@ -36,51 +36,49 @@ void cli_scenario_free(cli_scenario *in)
     free(in->pts);
 }
 
-double cli_point_tokens(const cli_point *p)
+double scenario_tokens(const scenario_point *p)
 {
     return p->acc ? sd_theory_expected_tokens_vec(p->acc, (size_t)p->gamma)
                   : sd_theory_expected_tokens(p->alpha, p->gamma);
 }
 
-const sd_domain CLI_ACCEPTANCE = { "--acceptance", 0.0, 1.0, 0 };
-
 /* The --mu list, or 0 for a command that does not take it (optimal: the FLOP
  * factor is not its business). */
-static sd_status mu_list(const cli_args *a, sd_list *out, sd_error *err)
+static sd_status mu_list(const sd_command_args *a, sd_list *out, sd_error *err)
 {
-    if (cli_option_find(a->cmd, CLI_MU.name, strlen(CLI_MU.name)) == NULL)
-        return sd_parse_list("0", &CLI_MU, out, err);
-    return cli_list(a, &CLI_MU, out, err);
+    if (sd_command_field_find(a->cmd, SD_CMD_MU.name, NULL) == NULL)
+        return sd_parse_list("0", &SD_CMD_MU, out, err);
+    return sd_command_args_list(a, &SD_CMD_MU, out, err);
 }
 
 /* --acceptance a1,...,aG with --cost: one point per gamma = 1..G (or one, for
  * optimal); alpha is the i.i.d. acceptance with the same E(N) (eq. 4 inverted). */
-static sd_status load_vector(const cli_args *a, int uses_gamma, cli_scenario *in, sd_error *err)
+static sd_status load_vector(const sd_command_args *a, int uses_gamma, scenario *in, sd_error *err)
 {
     static const char *const excluded[] = { "--alpha", "--gamma", "--from", NULL };
     for (int i = 0; excluded[i] != NULL; i++)
-        if (cli_given(a, excluded[i]))
+        if (sd_command_args_given(a, excluded[i]))
             return sd_status_fail(err, SD_EINVAL, "%s: --acceptance gives the draft positions; it excludes %s",
                                   excluded[i], excluded[i]);
     sd_status st;
-    if ((st = cli_list(a, &CLI_ACCEPTANCE, &in->acc, err)) != SD_OK ||
-        (st = cli_list(a, &CLI_COST, &in->l[1], err)) != SD_OK ||
+    if ((st = sd_command_args_list(a, &SD_CMD_ACCEPTANCE, &in->acc, err)) != SD_OK ||
+        (st = sd_command_args_list(a, &SD_CMD_COST, &in->l[1], err)) != SD_OK ||
         (st = mu_list(a, &in->l[2], err)) != SD_OK)
         return st;
     if (in->acc.n > 1000000)
         return sd_status_fail(err, SD_EINVAL, "--acceptance: at most 1000000 positions");
     size_t per = uses_gamma ? in->acc.n : 1, n;
     const size_t counts[] = { per, in->l[1].n, in->l[2].n };
-    if ((st = cli_rows(counts, 3, &n, err)) != SD_OK)
+    if ((st = sd_command_rows(counts, 3, &n, err)) != SD_OK)
         return st;
     if ((in->pts = malloc(n * sizeof *in->pts)) == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         size_t g = uses_gamma ? i % per + 1 : in->acc.n;
-        cli_point *p = &in->pts[i];
-        *p = (cli_point){ .alpha = 0, .cost = in->l[1].v[i / per / in->l[2].n], .mu = in->l[2].v[(i / per) % in->l[2].n],
+        scenario_point *p = &in->pts[i];
+        *p = (scenario_point){ .alpha = 0, .cost = in->l[1].v[i / per / in->l[2].n], .mu = in->l[2].v[(i / per) % in->l[2].n],
                           .gamma = (double)g, .row = NULL, .acc = in->acc.v };
-        if ((st = sd_theory_alpha_from_length(cli_point_tokens(p), (double)g, &p->alpha, err)) != SD_OK)
+        if ((st = sd_theory_alpha_from_length(scenario_tokens(p), (double)g, &p->alpha, err)) != SD_OK)
             return st;
     }
     in->n = n;
@@ -88,7 +86,7 @@ static sd_status load_vector(const cli_args *a, int uses_gamma, cli_scenario *in
 }
 
 /* One number of a scenario row, checked like the option of the same name. */
-static sd_status scenario_number(const cli_scenario *in, const char *path, const sd_tsv_row *r, const sd_domain *dom,
+static sd_status scenario_number(const scenario *in, const char *path, const sd_tsv_row *r, const sd_domain *dom,
                                  const char *column, double dflt, double *out, sd_error *err)
 {
     size_t j = sd_tsv_column(&in->tsv, column);
@@ -106,42 +104,42 @@ static sd_status scenario_number(const cli_scenario *in, const char *path, const
 /* Fills in->pts from --from FILE (columns name, alpha, cost, [gamma], [mu] and
  * the pass-through ones) or from the lists; uses_gamma says whether the
  * command reads gamma. */
-sd_status cli_scenario_read(const cli_args *a, int uses_gamma, cli_scenario *in, sd_error *err)
+sd_status scenario_read(const sd_command_args *a, int uses_gamma, scenario *in, sd_error *err)
 {
     memset(in, 0, sizeof *in);
     in->name_col = (size_t)-1;
-    const char *path = cli_value(a, "--from");
+    const char *path = sd_command_args_value(a, "--from");
     sd_status st;
-    if (cli_given(a, "--acceptance"))
+    if (sd_command_args_given(a, "--acceptance"))
         return load_vector(a, uses_gamma, in, err);
     if (path == NULL) {
         size_t rows;
-        if ((st = cli_list(a, &CLI_ALPHA, &in->l[0], err)) != SD_OK ||
-            (st = cli_list(a, &CLI_COST, &in->l[1], err)) != SD_OK ||
+        if ((st = sd_command_args_list(a, &SD_CMD_ALPHA, &in->l[0], err)) != SD_OK ||
+            (st = sd_command_args_list(a, &SD_CMD_COST, &in->l[1], err)) != SD_OK ||
             (st = mu_list(a, &in->l[2], err)) != SD_OK ||
-            (st = uses_gamma ? cli_list(a, &CLI_GAMMA, &in->l[3], err)
-                        : sd_parse_list("1", &CLI_GAMMA, &in->l[3], err)) != SD_OK || /* optimal: one point a pair */
-            (st = cli_grid_size(in->l, 4, &rows, err)) != SD_OK)
+            (st = uses_gamma ? sd_command_args_list(a, &SD_CMD_GAMMA, &in->l[3], err)
+                        : sd_parse_list("1", &SD_CMD_GAMMA, &in->l[3], err)) != SD_OK || /* optimal: one point a pair */
+            (st = sd_command_grid_size(in->l, 4, &rows, err)) != SD_OK)
             return st;
         if ((in->pts = malloc(rows * sizeof *in->pts)) == NULL)
             return sd_status_fail(err, SD_ENOMEM, "out of memory for %zu rows", rows);
         for (size_t i = 0; i < rows; i++) {
             double x[4];
-            cli_grid_point(in->l, 4, i, x);
-            in->pts[i] = (cli_point){ .alpha = x[0], .cost = x[1], .mu = x[2], .gamma = x[3], .row = NULL, .acc = NULL };
+            sd_command_grid_point(in->l, 4, i, x);
+            in->pts[i] = (scenario_point){ .alpha = x[0], .cost = x[1], .mu = x[2], .gamma = x[3], .row = NULL, .acc = NULL };
         }
         in->n = rows;
         return SD_OK;
     }
     static const char *const grid_options[] = { "--alpha", "--cost", "--gamma", "--mu", NULL };
     for (int i = 0; grid_options[i] != NULL; i++)
-        if (cli_given(a, grid_options[i]))
+        if (sd_command_args_given(a, grid_options[i]))
             return sd_status_fail(err, SD_EINVAL, "%s: give the parameters either as options or with --from, not both",
                                   grid_options[i]);
     if ((st = sd_tsv_load(path, 1, SD_LIST_MAX, &in->tsv, err)) != SD_OK)
         return st;
-    if (in->tsv.ncolumns > CLI_SCENARIO_COLS)
-        return sd_status_fail(err, SD_EINVAL, "%s: %zu columns; at most %d", path, in->tsv.ncolumns, CLI_SCENARIO_COLS);
+    if (in->tsv.ncolumns > SCENARIO_COLS)
+        return sd_status_fail(err, SD_EINVAL, "%s: %zu columns; at most %d", path, in->tsv.ncolumns, SCENARIO_COLS);
     for (size_t j = 0; j < in->tsv.ncolumns; j++) {
         const char *c = in->tsv.column[j];
         int known = !strcmp(c, "name") || !strcmp(c, "alpha") || !strcmp(c, "cost") || !strcmp(c, "gamma") ||
@@ -166,12 +164,12 @@ sd_status cli_scenario_read(const cli_args *a, int uses_gamma, cli_scenario *in,
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t i = 0; i < in->tsv.nrows; i++) {
         const sd_tsv_row *r = &in->tsv.row[i];
-        cli_point *p = &in->pts[i];
-        *p = (cli_point){ .row = r };
-        if ((st = scenario_number(in, path, r, &CLI_ALPHA, "alpha", 0, &p->alpha, err)) != SD_OK ||
-            (st = scenario_number(in, path, r, &CLI_COST, "cost", 0, &p->cost, err)) != SD_OK ||
-            (st = scenario_number(in, path, r, &CLI_MU, "mu", 0, &p->mu, err)) != SD_OK ||
-            (uses_gamma && (st = scenario_number(in, path, r, &CLI_GAMMA, "gamma", 1, &p->gamma, err)) != SD_OK))
+        scenario_point *p = &in->pts[i];
+        *p = (scenario_point){ .row = r };
+        if ((st = scenario_number(in, path, r, &SD_CMD_ALPHA, "alpha", 0, &p->alpha, err)) != SD_OK ||
+            (st = scenario_number(in, path, r, &SD_CMD_COST, "cost", 0, &p->cost, err)) != SD_OK ||
+            (st = scenario_number(in, path, r, &SD_CMD_MU, "mu", 0, &p->mu, err)) != SD_OK ||
+            (uses_gamma && (st = scenario_number(in, path, r, &SD_CMD_GAMMA, "gamma", 1, &p->gamma, err)) != SD_OK))
             return st;
         if (r->field[in->name_col][0] == '\0')
             return sd_status_fail(err, SD_EINVAL, "%s:%zu: empty name", path, r->line);
@@ -183,7 +181,7 @@ sd_status cli_scenario_read(const cli_args *a, int uses_gamma, cli_scenario *in,
 }
 
 /* The output columns: name first and pass-through columns last in --from mode. */
-size_t cli_scenario_columns(const cli_scenario *in, const char *const *core, size_t ncore, const char **cols)
+size_t scenario_columns(const scenario *in, const char *const *core, size_t ncore, const char **cols)
 {
     size_t n = 0;
     if (in->name_col != (size_t)-1)
@@ -197,10 +195,10 @@ size_t cli_scenario_columns(const cli_scenario *in, const char *const *core, siz
 }
 
 /* Adds one row: name, the core cells, the pass-through cells. */
-sd_status cli_scenario_row(sd_table *t, const cli_scenario *in, const cli_point *p, const sd_cell *core, size_t ncore,
+sd_status scenario_row(sd_table *t, const scenario *in, const scenario_point *p, const sd_cell *core, size_t ncore,
                            sd_error *err)
 {
-    sd_cell row[CLI_SCENARIO_COLS + 16];
+    sd_cell row[SCENARIO_COLS + 16];
     size_t n = 0;
     if (p->row != NULL)
         row[n++] = sd_text(p->row->field[in->name_col]);

@@ -1,0 +1,91 @@
+/* command_impl.h -- the private half of command.h: what a command's
+ * implementation reads its request with, and what its rows are written with.
+ *
+ * An implementation sees its request through an sd_command_args, the row
+ * and the request together, and reads each field by its option name, as
+ * the program names it: a value given (checked against the domain passed,
+ * with the program's message), or the row's default, or "--x is
+ * required".  So a command reads the same whether the program, a binding
+ * or a C caller filled its request.
+ */
+#ifndef SPECDEC_COMMAND_IMPL_H
+#define SPECDEC_COMMAND_IMPL_H
+
+#include <stdint.h>
+
+#include "specdec/command.h"
+
+/* A field row's type and offset, with the member's type checked at compile time. */
+const sd_command_list *sd_command_is_LIST(const sd_command_list *);
+const double *sd_command_is_REAL(const double *);
+const char *const *sd_command_is_TEXT(const char *const *);
+const int *sd_command_is_CHOICE(const int *);
+const int *sd_command_is_FLAG(const int *);
+#define SD_FIELD(T, member, kind)                                                                                 \
+    .type = SD_COMMAND_##kind,                                                                                    \
+    .offset = offsetof(T, member) + 0 * sizeof(sd_command_is_##kind(&((T *)0)->member))
+
+/* A field's default from the library's defaults struct L. */
+#define SD_FIELD_LIB(L, field, t) .lib = SD_COMMAND_LIB_##t, .lib_offset = offsetof(L, field)
+
+typedef struct {
+    const sd_command *cmd;
+    const void *req;
+} sd_command_args;
+
+/* The row's calls on a typed request: NAME_defaults_ and NAME_table_ for
+ * sd_cmd_NAME_defaults and sd_cmd_NAME_table. */
+#define SD_COMMAND_CALLS(n)                                                                                     \
+    static void n##_defaults_(void *r) { *(sd_cmd_##n##_request *)r = sd_cmd_##n##_defaults(); }        \
+    static sd_status n##_table_(const void *r, sd_table **out, sd_error *err)                                  \
+    {                                                                                                             \
+        return sd_cmd_##n##_table(r, out, err);                                                                \
+    }
+/* The members of a row that name its request and calls. */
+#define SD_COMMAND_ROW(n)                                                                                       \
+    .name = #n, .size = sizeof(sd_cmd_##n##_request), .defaults = n##_defaults_, .table = n##_table_,    \
+    .data_dir = SIZE_MAX
+
+/* 1 when the field called name is given. */
+int sd_command_args_given(const sd_command_args *a, const char *name);
+/* A TEXT field's value, a CHOICE's name, or NULL when it is not given. */
+const char *sd_command_args_value(const sd_command_args *a, const char *name);
+/* The value (a TEXT's, a CHOICE's name) or else the row's default text, into buf for a
+ * default that needs it; NULL when it has neither. */
+const char *sd_command_args_text(const sd_command_args *a, const char *name, char *buf, size_t size);
+/* A LIST field dom->name: its values (each checked in dom), or the row's
+ * default parsed in dom, or "--x is required; see 'specdec CMD --help'".  A
+ * copy the caller frees with sd_parse_list_free. */
+sd_status sd_command_args_list(const sd_command_args *a, const sd_domain *dom, sd_list *out, sd_error *err);
+/* A REAL field dom->name, by the same rules (a LIST field of one value too). */
+sd_status sd_command_args_number(const sd_command_args *a, const sd_domain *dom, double *out, sd_error *err);
+/* A CHOICE field: the index of its value, or of its default; "is required" when
+ * it has neither.  A TEXT field read as a choice among names (NULL: the row's):
+ * an unknown name fails listing the valid ones. */
+sd_status sd_command_args_choice(const sd_command_args *a, const char *name, const char *const *names, int *out,
+                                 sd_error *err);
+/* The data folder the request names, or NULL. */
+const char *sd_command_args_data_dir(const sd_command_args *a);
+
+/* When err starts with a library parameter's name ("alpha: ...") that is one
+ * of cmd's options, writes the option instead ("--alpha: ..."), as the
+ * program's messages read. */
+void sd_command_name_flag(const sd_command *cmd, sd_error *err);
+/* Ends a command's call: st, with err's parameter named as an option (above) on failure. */
+sd_status sd_command_end(const sd_command *cmd, sd_status st, sd_error *err);
+
+/* Builds a table with these column names; SD_ENOMEM on failure. */
+sd_status sd_command_table(size_t ncols, const char *const *names, sd_table **out, sd_error *err);
+/* Ends a command: frees the n lists and, when st is not SD_OK, the table;
+ * stores the table (or NULL) in *out and returns st. */
+sd_status sd_command_finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out);
+
+/* The one size computation of every grid: the product of counts[0..n-1],
+ * overflow-safe, or SD_EINVAL past SD_LIST_MAX rows. */
+sd_status sd_command_rows(const size_t *counts, size_t n, size_t *rows, sd_error *err);
+/* Rows of the cartesian product of n lists (sd_command_rows of their lengths). */
+sd_status sd_command_grid_size(const sd_list *lists, size_t n, size_t *rows, sd_error *err);
+/* The idx-th combination (first list slowest) into x[0..n-1]. */
+void sd_command_grid_point(const sd_list *lists, size_t n, size_t idx, double *x);
+
+#endif
