@@ -115,5 +115,7 @@
 #include "specdec/cmd_speedup.h"
 #include "specdec/cmd_optimal.h"
 #include "specdec/cmd_expect.h"
+#include "specdec/cmd_cost.h"
+#include "specdec/cmd_roofline.h"
 
 #endif

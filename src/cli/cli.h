@@ -291,17 +291,6 @@ void cli_costs_free(cli_costs *c);
 extern const sd_domain CLI_COUNTS_GAMMA;
 sd_status cli_fitted_acceptance(const cli_args *a, size_t top, sd_list *acc, sd_error *err);
 
-/* ---- roofline_calibrate.c: roofline --calibrate ----------------------------------------- */
-
-/* "model-hardware", "family", NULL: --calibrate-by's names. */
-const char *const *cli_calibrate_by_names(void);
-
-/* Fits the cost model to the step times in --calibrate FILE (calibrate.h)
- * with --granularity and the starting --eta-flops, --eta-bw, --overhead;
- * one row per measurement with its fitted time, relative residual and its
- * group's fit; writes the fits to --save-calibration FILE when given. */
-sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err);
-
 /* ---- scale.c: --shard, --sweep, --format partial; the job merge re-runs --------------- */
 
 /* The options every scaling command lists (a group). */

@@ -41,10 +41,12 @@ typedef struct {
     {                                                                                                             \
         return sd_cmd_##n##_table(r, out, err);                                                                \
     }
-/* The members of a row that name its request and calls. */
-#define SD_COMMAND_ROW(n)                                                                                       \
-    .name = #n, .size = sizeof(sd_cmd_##n##_request), .defaults = n##_defaults_, .table = n##_table_,    \
-    .data_dir = SIZE_MAX
+/* The members of a row that name its request and calls: a request without a data folder, or one
+ * with a member `const char *data_dir`. */
+#define SD_COMMAND_ROW_WITH(n, dir)                                                                              \
+    .name = #n, .size = sizeof(sd_cmd_##n##_request), .defaults = n##_defaults_, .table = n##_table_, .data_dir = dir
+#define SD_COMMAND_ROW(n) SD_COMMAND_ROW_WITH(n, SIZE_MAX)
+#define SD_COMMAND_ROW_DATA(n) SD_COMMAND_ROW_WITH(n, offsetof(sd_cmd_##n##_request, data_dir))
 
 /* 1 when the field called name is given. */
 int sd_command_args_given(const sd_command_args *a, const char *name);

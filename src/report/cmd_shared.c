@@ -28,3 +28,6 @@ const sd_domain SD_CMD_THREADS = { "--threads", 1, 256, 1 };
 const sd_domain SD_CMD_TOKENS = { "--tokens", 1, 1e10, 1 };
 const sd_domain SD_CMD_DRAFTS = { "--drafts", 1, SD_DRAFTS_MAX, 1 };
 const sd_domain SD_CMD_GAMMA_MAX = { "--gamma-max", 1, SD_ORACLE_MAX, 1 };
+/* The roofline's settings, as calibrate.h bounds a measured step's. */
+const sd_domain SD_CMD_BATCH = { "--batch", 1, 1048576, 1 };
+const sd_domain SD_CMD_CONTEXT = { "--context", 0, 16777216, 1 };

@@ -41,6 +41,6 @@ void sd_commands_library(void *buf);
 
 /* The domains the commands share. */
 extern const sd_domain SD_CMD_ALPHA, SD_CMD_COST, SD_CMD_MU, SD_CMD_GAMMA, SD_CMD_ACCEPTANCE, SD_CMD_SEED,
-    SD_CMD_THREADS, SD_CMD_TOKENS, SD_CMD_DRAFTS, SD_CMD_GAMMA_MAX;
+    SD_CMD_THREADS, SD_CMD_TOKENS, SD_CMD_DRAFTS, SD_CMD_GAMMA_MAX, SD_CMD_BATCH, SD_CMD_CONTEXT;
 
 #endif

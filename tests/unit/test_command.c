@@ -6,6 +6,7 @@
 
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_optimal.h"
+#include "specdec/cmd_roofline.h"
 #include "specdec/cmd_speedup.h"
 #include "specdec/command.h"
 #include "specdec/commands.h"
@@ -174,6 +175,50 @@ START_TEST(a_row_runs_its_request)
 }
 END_TEST
 
+/* roofline --schedule --export writes vLLM's JSON: text, no table; the table call refuses it. */
+START_TEST(a_command_gives_its_text)
+{
+    sd_cmd_roofline_request rq = sd_cmd_roofline_defaults();
+    rq.target = "llama-3.1-8b";
+    rq.draft = "llama-3.2-1b";
+    rq.hardware = "h100-sxm";
+    rq.alpha = 0.8;
+    rq.schedule = 1;
+    rq.export_engine = 0; /* vllm */
+    sd_table *t;
+    char *text;
+    sd_error err;
+    ck_assert_msg(sd_command_run(&sd_cmd_roofline, &rq, &t, &text, &err) == SD_OK, "%s", err.msg);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(text, "num_speculative_tokens"));
+    sd_command_free_text(text);
+    ck_assert_int_eq(sd_cmd_roofline_table(&rq, &t, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--export: "));
+    rq.export_engine = -1;
+    ck_assert_int_eq(sd_cmd_roofline_text(&rq, &text, &err), SD_EINVAL);
+    ck_assert_ptr_null(text);
+    ck_assert_int_eq(sd_cmd_roofline_table(&rq, &t, &err), SD_OK);
+    ck_assert_str_eq(sd_table_name(t, 0), "context");
+    sd_table_free(t);
+}
+END_TEST
+
+/* A choice given as an index past its names is refused, naming the field. */
+START_TEST(a_choice_is_checked)
+{
+    sd_cmd_roofline_request rq = sd_cmd_roofline_defaults();
+    rq.target = "llama-3.1-8b";
+    rq.draft = "llama-3.2-1b";
+    rq.hardware = "h100-sxm";
+    rq.alpha = 0.8;
+    rq.cost.granularity = 7;
+    sd_table *t;
+    sd_error err;
+    ck_assert_int_eq(sd_cmd_roofline_table(&rq, &t, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--granularity: 7 is not the index of a name"));
+}
+END_TEST
+
 Suite *command_suite(void)
 {
     Suite *s = suite_create("command");
@@ -183,6 +228,8 @@ Suite *command_suite(void)
     tcase_add_test(tc, defaults_come_from_the_rows);
     tcase_add_test(tc, a_request_is_checked);
     tcase_add_test(tc, a_row_runs_its_request);
+    tcase_add_test(tc, a_command_gives_its_text);
+    tcase_add_test(tc, a_choice_is_checked);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,7 @@
-/* roofline_calibrate.c -- `specdec roofline --calibrate FILE`: the cost model
+/* cmd_roofline_calibrate.c -- `specdec roofline --calibrate FILE`: the cost model
  * fitted to measured step times (calibrate.h), each row with its fitted and
  * leave-one-out time, and the fits as --calibration reads them. */
-#include "cli.h"
+#include "cmd_roofline_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,14 +12,14 @@
 static const char *const BY[] = { [SD_CALIBRATE_BY_MODEL_HARDWARE] = "model-hardware",
                                   [SD_CALIBRATE_BY_FAMILY] = "family", NULL };
 
-const char *const *cli_calibrate_by_names(void) { return BY; }
+const char *const *roofline_calibrate_by_names(void) { return BY; }
 
 /* The fits, one row each, in the columns sd_calibrate_load reads. */
 static sd_status fits_table(const sd_calibration *f, size_t n, sd_table **out, sd_error *err)
 {
     const char *const *tn = sd_calibrate_term_names(), *const *hn = sd_calibrate_hold_names();
     enum { NT = SD_CAL_NTERMS, NCOL = 4 + 3 * NT + NT * (NT + 1) / 2 + 4 };
-    static char names[NCOL][48];
+    char names[NCOL][48];
     const char *cols[NCOL];
     size_t k = 0;
     cols[k++] = "model", cols[k++] = "hardware", cols[k++] = "granularity", cols[k++] = "rows";
@@ -32,7 +32,7 @@ static sd_status fits_table(const sd_calibration *f, size_t n, sd_table **out, s
         for (int j = i; j < NT; j++)
             snprintf(names[k], 48, "cov_%s_%s", tn[i], tn[j]), cols[k] = names[k], k++;
     cols[k++] = "rms_rel_residual", cols[k++] = "max_rel_residual", cols[k++] = "loo_median", cols[k++] = "loo_max";
-    sd_status st = cli_table(NCOL, cols, out, err);
+    sd_status st = sd_command_table(NCOL, cols, out, err);
     for (size_t r = 0; r < n && st == SD_OK; r++) {
         sd_cell row[NCOL];
         k = 0;
@@ -106,7 +106,7 @@ static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred,
 {
     static const char *const cols[] = { "model", "hardware", "batch", "context", "tokens", "tp", "graphs", "seconds",
                                         "predicted", "rel_residual", "loo_predicted", "loo_rel_error" };
-    sd_status st = cli_table(12, cols, out, err);
+    sd_status st = sd_command_table(12, cols, out, err);
     for (size_t i = 0; i < n && st == SD_OK; i++) {
         const sd_cell row[] = { sd_text(r[i].model), sd_text(r[i].hardware), sd_int((long long)r[i].batch),
                                 sd_int((long long)r[i].context), sd_int((long long)r[i].tokens),
@@ -121,7 +121,7 @@ static sd_status rows_table(const sd_step_time *r, size_t n, const double *pred,
     return st;
 }
 
-sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_table **out, sd_error *err)
+sd_status roofline_calibrate(const sd_command_args *a, const sd_presets *p, sd_table **out, sd_error *err)
 {
     sd_calibrate_request rq = { .presets = p, .start = sd_cost_defaults() };
     sd_step_time *rows = NULL;
@@ -130,17 +130,17 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
     size_t n = 0, nf = 0;
     int by = 0;
     sd_status st;
-    if ((st = cli_cost_params(a, 1, &rq.start, err)) != SD_OK ||
-        (st = cli_choice(a, "--calibrate-by", BY, &by, err)) != SD_OK ||
-        (cli_given(a, "--launch") && (st = cli_number(a, &CLI_LAUNCH, &rq.start.launch, err)) != SD_OK) ||
-        (st = sd_calibrate_load_times(cli_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
+    if ((st = sd_cmd_cost_params(a, 1, &rq.start, err)) != SD_OK ||
+        (st = sd_command_args_choice(a, "--calibrate-by", NULL, &by, err)) != SD_OK ||
+        (sd_command_args_given(a, "--launch") && (st = sd_command_args_number(a, &SD_CMD_LAUNCH, &rq.start.launch, err)) != SD_OK) ||
+        (st = sd_calibrate_load_times(sd_command_args_value(a, "--calibrate"), &rows, &n, err)) != SD_OK)
         return st;
     rq.by = (sd_calibrate_by)by;
     if (rq.by == SD_CALIBRATE_BY_FAMILY) {
         for (int i = 0; i < SD_CAL_NTERMS; i++)
             rq.fit[i] = 1;
         /* the priors a term the rows cannot identify keeps (doc/roofline.md cites them) */
-        if (!cli_given(a, "--launch"))
+        if (!sd_command_args_given(a, "--launch"))
             rq.start.launch = 1.2e-6;  /* per kernel in a graph replay */
         rq.start.launch_eager = 5.75e-6; /* per kernel launched from the host */
     }
@@ -151,13 +151,13 @@ sd_status cli_roofline_calibrate(const cli_args *a, const sd_presets *p, sd_tabl
     if (pred == NULL || loo == NULL)
         st = sd_status_fail(err, SD_ENOMEM, "out of memory");
     else if (n == 0)
-        st = sd_status_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", cli_value(a, "--calibrate"));
+        st = sd_status_fail(err, SD_EINVAL, "--calibrate: %s holds no measurements", sd_command_args_value(a, "--calibrate"));
     else if ((st = sd_calibrate(&rq, &fits, &nf, pred, loo, err)) != SD_OK) {
         char msg[sizeof err->msg]; /* the library's message, with the file */
         snprintf(msg, sizeof msg, "%s", err->msg);
-        sd_status_fail(err, st, "%s:%s%s", cli_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
-    } else if ((st = rows_table(rows, n, pred, loo, fits, nf, out, err)) == SD_OK && cli_given(a, "--save-calibration"))
-        st = save(cli_value(a, "--save-calibration"), fits, nf, err);
+        sd_status_fail(err, st, "%s:%s%s", sd_command_args_value(a, "--calibrate"), msg[0] >= '0' && msg[0] <= '9' ? "" : " ", msg);
+    } else if ((st = rows_table(rows, n, pred, loo, fits, nf, out, err)) == SD_OK && sd_command_args_given(a, "--save-calibration"))
+        st = save(sd_command_args_value(a, "--save-calibration"), fits, nf, err);
     if (st != SD_OK) {
         sd_table_free(*out);
         *out = NULL;
