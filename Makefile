@@ -139,7 +139,7 @@ bench: $(BUILD)/specdec-bench $(LIBSO)
 	$(Q)$(BUILD)/specdec-bench $(BENCH_TOKENS)
 	$(Q)PYTHONPATH=python $(PYTHON) tests/bench/bench_python.py
 
-## deps: make sure pkg-config, GSL, Check, gnuplot, groff, GNU parallel, clang, and python3 with NumPy, pytest and pip are installed
+## deps: make sure pkg-config, GSL, Check, gnuplot, groff, GNU parallel, clang, python3 with NumPy, pytest and pip, and npm (for pyright) are installed
 deps:
 	$(Q)missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
@@ -152,6 +152,7 @@ deps:
 	$(PYTHON) -c 'import numpy, pytest, setuptools, venv' >/dev/null 2>&1 || \
 	  missing="$$missing python3 python3-numpy python3-pytest python3-setuptools python3-venv"; \
 	$(PYTHON) -m pip --version >/dev/null 2>&1 || missing="$$missing python3-pip"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "  DEPS  apt-get install$$missing"; \
@@ -232,7 +233,7 @@ install: $(SPECDEC) $(LIBA) $(LIBSO) $(BUILD)/specdec.pc
 	$(Q)install -m 644 doc/specdec.1 $(DESTDIR)$(MANDIR)/man1/specdec.1
 	$(Q)install -m 644 doc/specdec.bash $(DESTDIR)$(COMPLETIONDIR)/specdec
 	$(Q)install -d $(DESTDIR)$(PYTHONDIR)/specdec
-	$(Q)install -m 644 python/specdec/__init__.py python/specdec/_lib.py python/specdec/_table.py \
+	$(Q)install -m 644 $(wildcard python/specdec/*.py python/specdec/*.pyi) python/specdec/py.typed \
 	  $(DESTDIR)$(PYTHONDIR)/specdec/
 	$(Q)printf '# written by make install: where libspecdec was installed\nLIBDIR = %s\n' "'$(LIBDIR)'" \
 	  > $(DESTDIR)$(PYTHONDIR)/specdec/_install.py

@@ -9,7 +9,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "$ROOT/${1:-build}" && pwd)
 PYTHON=${PYTHON:-python3}
 MAKE=${MAKE:-make}
-SONAME=$(cd "$BUILD" && ls libspecdec.so.[0-9] | head -n 1)
+SONAME=libspecdec.so.$(sed -n "s/^#define SPECDEC_VERSION_MAJOR //p" "$ROOT/include/specdec/version.h")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0
@@ -76,6 +76,44 @@ print(specdec.__file__.startswith("'"$stage"'"), i.LIBDIR, t["method"][0], len(t
     case $got in *"the system's library path: $SONAME ("*) ok ;; *) bad "the system's library path: $got" ;; esac
 else
     bad "make install DESTDIR: $(tail -n 5 "$T/install.log")"
+fi
+
+# 5. the type stubs: a fresh run of specdec._stub equals the shipped __init__.pyi and commands.pyi;
+# pyright (strict) resolves every public name and checks a small typed program; a name the stubs
+# lack fails it (the control)
+mkdir -p "$T/stubs"
+if (cd / && SPECDEC_LIBRARY="$BUILD/$SONAME" PYTHONPATH="$ROOT/python" PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -m specdec._stub \
+    "$T/stubs") && cmp -s "$T/stubs/__init__.pyi" "$ROOT/python/specdec/__init__.pyi" &&
+    cmp -s "$T/stubs/commands.pyi" "$ROOT/python/specdec/commands.pyi"; then
+    ok
+else
+    bad "the stubs are not what python3 -m specdec._stub writes now: run it (PYTHONPATH=python) and commit them"
+fi
+PYRIGHT=$BUILD/pyright/node_modules/.bin/pyright
+if [ ! -x "$PYRIGHT" ]; then
+    npm install --prefix "$BUILD/pyright" --no-audit --no-fund --silent pyright@1.1.414 > "$T/npm.log" 2>&1 ||
+        bad "npm install pyright: $(tail -n 3 "$T/npm.log")"
+fi
+SPECDEC_LIBRARY="$BUILD/$SONAME" PYTHONPATH="$ROOT/python" PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -c '
+import specdec
+from specdec import commands
+print("import specdec\nfrom specdec import commands\n")
+for i, n in enumerate(specdec.__all__):
+    print("top_%d = specdec.%s" % (i, n))
+for i, n in enumerate(commands.__all__):
+    print("command_%d = commands.%s" % (i, n))' > "$T/names.py"
+cp "$ROOT/python/tests/typed_example.py" "$T/typed_example.py"
+printf '{ "extraPaths": ["%s"], "typeCheckingMode": "strict" }\n' "$ROOT/python" > "$T/pyrightconfig.json"
+if [ -x "$PYRIGHT" ] && (cd "$T" && "$PYRIGHT" --pythonpath "$PYTHON" names.py typed_example.py > "$T/pyright.log" 2>&1); then
+    ok
+else
+    bad "pyright: $(tail -n 15 "$T/pyright.log" 2>/dev/null)"
+fi
+printf 'import specdec\nplanted = specdec.no_such_name\n' > "$T/control.py"
+if [ -x "$PYRIGHT" ] && ! (cd "$T" && "$PYRIGHT" --pythonpath "$PYTHON" control.py > "$T/control.log" 2>&1); then
+    ok
+else
+    bad "pyright passed a name the stubs do not have (the control)"
 fi
 
 echo "python: $pass passed, $fail failed"

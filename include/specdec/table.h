@@ -57,6 +57,16 @@ SD_API size_t sd_table_nnotes(const sd_table *t);
 SD_API const char *sd_table_name(const sd_table *t, size_t col);
 SD_API const sd_cell *sd_table_cell(const sd_table *t, size_t row, size_t col);
 SD_API const char *sd_table_note_at(const sd_table *t, size_t i);
+/* A whole column in one call (for bindings: no call per cell).  The
+ * column's kind: SD_CELL_INT when every cell is a whole number (or there
+ * are no rows), SD_CELL_REAL when every cell is a number and one is real,
+ * SD_CELL_TEXT when one is text.  sd_table_column_reals writes the cells
+ * of a number column as doubles into out[0 .. nrows-1] and returns 1; for
+ * a column holding text it writes nothing and returns 0.
+ * sd_table_column_ints does the same for a column of whole numbers. */
+SD_API sd_cell_type sd_table_column_type(const sd_table *t, size_t col);
+SD_API int sd_table_column_reals(const sd_table *t, size_t col, double *out);
+SD_API int sd_table_column_ints(const sd_table *t, size_t col, long long *out);
 /* Column index by name, or (size_t)-1 when there is none. */
 SD_API size_t sd_table_find(const sd_table *t, const char *name);
 

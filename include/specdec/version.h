@@ -10,10 +10,10 @@
 
 #include "specdec/status.h"
 
-#define SPECDEC_VERSION_MAJOR 2
-#define SPECDEC_VERSION_MINOR 1
+#define SPECDEC_VERSION_MAJOR 3
+#define SPECDEC_VERSION_MINOR 0
 #define SPECDEC_VERSION_PATCH 0
-#define SPECDEC_VERSION "2.1.0"
+#define SPECDEC_VERSION "3.0.0"
 
 /* The library's version string, "MAJOR.MINOR.PATCH" (the header's
  * SPECDEC_VERSION at build time; compare them to catch a mismatched

@@ -1,4 +1,4 @@
-"""Finding and loading libspecdec, and the C declarations the package calls.
+"""Finding and loading libspecdec, the C declarations the package calls, and its errors.
 
 The library is looked for, in order, at:
 
@@ -14,23 +14,54 @@ A library in a checkout's build folder, however it was found, reads that
 checkout's ``data/``.
 
 The first that loads wins; when none does, :class:`LibraryNotFound` names
-every place tried and why it failed.  GSL's error handler, which aborts the
-process, is turned off once, at import: the library reports every failure
-as a status and a message instead.
+every place tried and why it failed.  Importing changes nothing
+process-wide: GSL's error handler, which aborts the process, is turned off
+only while a call into the library is running (:func:`call`), and put back
+when the last concurrent call returns.
 """
 
 import ctypes
 import os
+import threading
 
-SONAME = "libspecdec.so.2"  # the major version the package is written against
+SONAME = "libspecdec.so.3"  # the major version the package is written against
 
 
 class LibraryNotFound(ImportError):
     """libspecdec could not be loaded from any of the places looked at."""
 
 
-class Error(ValueError):
-    """A library call failed; the message is the library's one line, naming the parameter at fault."""
+class Error(Exception):
+    """A library call failed; the message is the library's one line, naming the parameter at fault.
+
+    The subclass says which kind of failure (status.h): :class:`InvalidInput`
+    (also a ``ValueError``), :class:`OutOfMemory` (a ``MemoryError``),
+    :class:`FileError` (an ``OSError``), :class:`BadType` (a ``TypeError``),
+    :class:`ComputationFailed` (a ``RuntimeError``).
+    """
+
+
+class InvalidInput(Error, ValueError):
+    """SD_EINVAL: a value outside its domain, a malformed file, options that do not go together."""
+
+
+class FileError(Error, OSError):
+    """SD_EIO: a file could not be written or read back."""
+
+
+class OutOfMemory(Error, MemoryError):
+    """SD_ENOMEM: an allocation failed."""
+
+
+class ComputationFailed(Error, RuntimeError):
+    """SD_EFAIL: a numerical routine did not converge, or an internal check failed."""
+
+
+class BadType(Error, TypeError):
+    """An argument of the wrong type or dtype (raised by the package before any call)."""
+
+
+_BY_STATUS = {1: InvalidInput, 2: FileError, 3: OutOfMemory, 4: ComputationFailed}
 
 
 class _Error(ctypes.Structure):  # sd_error (status.h)
@@ -47,6 +78,36 @@ class _Cell(ctypes.Structure):  # sd_cell (table.h)
 class _Domain(ctypes.Structure):  # sd_domain (parse.h)
     _fields_ = [("name", ctypes.c_char_p), ("min", ctypes.c_double), ("max", ctypes.c_double),
                 ("whole", ctypes.c_int)]
+
+
+class _List(ctypes.Structure):  # sd_list (parse.h)
+    _fields_ = [("v", ctypes.POINTER(ctypes.c_double)), ("n", ctypes.c_size_t)]
+
+
+class _CommandList(ctypes.Structure):  # sd_command_list (command.h)
+    _fields_ = [("v", ctypes.POINTER(ctypes.c_double)), ("n", ctypes.c_size_t)]
+
+
+_NAMES_FN = ctypes.CFUNCTYPE(ctypes.POINTER(ctypes.c_char_p))
+
+
+class _Field(ctypes.Structure):  # sd_command_field (command.h)
+    _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_int), ("offset", ctypes.c_size_t),
+                ("position", ctypes.c_int), ("metavar", ctypes.c_char_p), ("help", ctypes.c_char_p),
+                ("domain", ctypes.POINTER(_Domain)), ("dflt", ctypes.c_char_p), ("lib", ctypes.c_int),
+                ("lib_offset", ctypes.c_size_t), ("names", _NAMES_FN)]
+
+
+COMMAND_MAX_GROUPS = 4  # SD_COMMAND_MAX_GROUPS (command.h)
+FLAG, REAL, LIST, TEXT, CHOICE = range(5)  # sd_command_type
+
+
+class _Command(ctypes.Structure):  # sd_command (command.h)
+    _fields_ = [("name", ctypes.c_char_p), ("summary", ctypes.c_char_p), ("size", ctypes.c_size_t),
+                ("groups", ctypes.POINTER(_Field) * COMMAND_MAX_GROUPS),
+                ("base", ctypes.c_size_t * COMMAND_MAX_GROUPS), ("defaults", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
+                ("table", ctypes.c_void_p), ("text_option", ctypes.c_char_p), ("text", ctypes.c_void_p),
+                ("library", ctypes.c_void_p), ("library_size", ctypes.c_size_t), ("data_dir", ctypes.c_size_t)]
 
 
 UFUNC_MAX_IN, UFUNC_MAX_OUT = 3, 5  # SD_UFUNC_MAX_IN, SD_UFUNC_MAX_OUT (ufunc.h)
@@ -129,6 +190,10 @@ _ERR = ctypes.POINTER(_Error)
 _DECLARATIONS = {
     # status.h, version.h
     "sd_version": (ctypes.c_char_p, []),
+    # parse.h
+    "sd_parse_number": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_Domain), _D, _ERR]),
+    "sd_parse_list": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_Domain), ctypes.POINTER(_List), _ERR]),
+    "sd_parse_list_free": (None, [ctypes.POINTER(_List)]),
     # table.h
     "sd_table_free": (None, [_P]),
     "sd_table_ncols": (ctypes.c_size_t, [_P]),
@@ -137,6 +202,9 @@ _DECLARATIONS = {
     "sd_table_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
     "sd_table_cell": (ctypes.POINTER(_Cell), [_P, ctypes.c_size_t, ctypes.c_size_t]),
     "sd_table_note_at": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "sd_table_column_type": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "sd_table_column_reals": (ctypes.c_int, [_P, ctypes.c_size_t, _D]),
+    "sd_table_column_ints": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_longlong)]),
     # ufunc.h
     "sd_ufunc_at": (ctypes.POINTER(_Ufunc), [ctypes.c_size_t]),
     "sd_ufunc_eval": (ctypes.c_int, [ctypes.POINTER(_Ufunc), ctypes.c_size_t, ctypes.POINTER(_D),
@@ -149,21 +217,43 @@ _DECLARATIONS = {
     "sd_sampling_summarise": (ctypes.c_int, [_D, ctypes.c_size_t, ctypes.POINTER(_Summary), _ERR]),
     "sd_verify_find": (_P, [ctypes.c_char_p]),
     "sd_verify_dist_acceptance": (_ACCEPTANCE_FN, [_P]),
-    "sd_verify_names": (ctypes.c_char_p, []),
-    # command.h
-    "sd_command_at": (ctypes.c_char_p, [ctypes.c_size_t]),
-    "sd_command_run": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                      ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_char_p), _ERR]),
-    "sd_command_free_text": (None, [ctypes.c_char_p]),
+    # command.h, commands.h
+    "sd_commands_at": (ctypes.POINTER(_Command), [ctypes.c_size_t]),
+    "sd_command_default_text": (ctypes.c_char_p, [ctypes.POINTER(_Command), ctypes.POINTER(_Field),
+                                                   ctypes.c_char_p, ctypes.c_size_t]),
+    "sd_command_help_text": (ctypes.c_char_p, [ctypes.POINTER(_Command), ctypes.POINTER(_Field), ctypes.c_char_p,
+                                               ctypes.c_size_t]),
+    "sd_command_run": (ctypes.c_int, [ctypes.POINTER(_Command), _P, ctypes.POINTER(_P), ctypes.POINTER(_P), _ERR]),
+    "sd_command_free_text": (None, [_P]),
+    # GSL (the library links it): the handler while a call runs
+    "gsl_set_error_handler_off": (_P, []),
+    "gsl_set_error_handler": (_P, [_P]),
 }
 for _name, (_res, _args) in _DECLARATIONS.items():
     _f = getattr(lib, _name)
     _f.restype, _f.argtypes = _res, _args
 
-# GSL's default handler aborts the process on a domain error; the library
-# checks its inputs and reports through sd_error instead.
-lib.gsl_set_error_handler_off.restype = ctypes.c_void_p
-lib.gsl_set_error_handler_off()
+# GSL's default handler prints and aborts on a failure inside GSL; the library reports every
+# failure through sd_error when the handler is off.  It is off while any call runs.
+_gsl_lock = threading.Lock()
+_gsl_depth = 0
+_gsl_saved = None
+
+
+def call(fn, *args):
+    """fn(*args), a library call, with GSL's error handler off while it runs (any thread)."""
+    global _gsl_depth, _gsl_saved
+    with _gsl_lock:
+        if _gsl_depth == 0:
+            _gsl_saved = lib.gsl_set_error_handler_off()
+        _gsl_depth += 1
+    try:
+        return fn(*args)
+    finally:
+        with _gsl_lock:
+            _gsl_depth -= 1
+            if _gsl_depth == 0:
+                lib.gsl_set_error_handler(_gsl_saved)
 
 
 def new_error():
@@ -171,6 +261,6 @@ def new_error():
 
 
 def check(status, err):
-    """Raises Error with the library's message when status is not SD_OK (0)."""
+    """Raises the Error subclass of status, with the library's message, when status is not SD_OK (0)."""
     if status != 0:
-        raise Error(err.msg.decode("utf-8", "replace"))
+        raise _BY_STATUS.get(status, Error)(err.msg.decode("utf-8", "replace"))

@@ -1,5 +1,6 @@
 """Table: a command's result (table.h's sd_table) as named NumPy columns and notes."""
 
+import ctypes
 import html
 
 import numpy as np
@@ -29,21 +30,22 @@ class Table:
 
     @classmethod
     def _from_c(cls, t, passed=True):
+        """A Table from the library's table t: each column in one call (a text column cell by cell)."""
         lib = _lib.lib
         ncols, nrows = lib.sd_table_ncols(t), lib.sd_table_nrows(t)
         names = [lib.sd_table_name(t, c).decode() for c in range(ncols)]
         data = []
         for c in range(ncols):
-            cells = [lib.sd_table_cell(t, r, c).contents for r in range(nrows)]
-            kinds = {cell.type for cell in cells}
-            if kinds <= {_INT}:
-                col = np.array([cell.v.i for cell in cells], dtype=np.int64)
-            elif kinds <= {_INT, _REAL}:
-                col = np.array([cell.v.r if cell.type == _REAL else float(cell.v.i) for cell in cells],
-                               dtype=np.float64)
+            kind = lib.sd_table_column_type(t, c)
+            if kind == _INT:
+                col = np.empty(nrows, dtype=np.int64)
+                lib.sd_table_column_ints(t, c, col.ctypes.data_as(ctypes.POINTER(ctypes.c_longlong)))
+            elif kind == _REAL:
+                col = np.empty(nrows, dtype=np.float64)
+                lib.sd_table_column_reals(t, c, col.ctypes.data_as(_lib._D))
             else:  # text, or text beside numbers ("-" where a value does not apply): each cell as it is
                 col = np.empty(nrows, dtype=object)
-                col[:] = [_value(cell) for cell in cells]
+                col[:] = [_value(lib.sd_table_cell(t, r, c).contents) for r in range(nrows)]
             data.append(col)
         notes = [lib.sd_table_note_at(t, i).decode() for i in range(lib.sd_table_nnotes(t))]
         return cls(names, data, notes, passed)

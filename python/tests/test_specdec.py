@@ -74,8 +74,9 @@ def test_optimal_bit_for_bit():
         got = specdec.optimal(np.array(a), cost)
         for k, r in enumerate(rows):
             for name in ("gamma_opt", "improvement_opt", "expected_tokens_opt", "gamma_continuous", "ceiling"):
-                assert same_bits(got[name][k], r[cols.index(name)]), (name, a[k], cost)
-        assert np.array_equal(specdec.optimal_gamma(np.array(a), cost), got["gamma_opt"])
+                assert same_bits(getattr(got, name)[k], r[cols.index(name)]), (name, a[k], cost)
+        assert np.array_equal(specdec.optimal_gamma(np.array(a), cost), got.gamma_opt)
+        assert got[0] is got.gamma_opt and type(got).__name__ == "Optimal"  # a named tuple, not a dict
 
 
 def test_metrics_and_their_inverses_bit_for_bit():
@@ -84,9 +85,9 @@ def test_metrics_and_their_inverses_bit_for_bit():
     gamma = np.array([float(r[1]) for r in rows])
     m = specdec.metrics(alpha, gamma)
     for name in ("acceptance_rate", "mean_acceptance_length", "system_efficiency"):
-        for x, r in zip(m[name], rows):
+        for x, r in zip(getattr(m, name), rows):
             assert same_bits(x, r[cols.index(name)])
-        assert np.array_equal(getattr(specdec, name)(alpha, gamma), m[name])
+        assert np.array_equal(getattr(specdec, name)(alpha, gamma), getattr(m, name))
     cols, rows = program("metrics", "--mean-acceptance-length", "1.5,3,4.2", "--gamma", "4")
     got = specdec.alpha_from_length(np.array([1.5, 3, 4.2]), 4)
     for x, r in zip(got, rows):
@@ -116,7 +117,7 @@ def test_broadcasting_shapes_and_scalars():
             assert out[i, j] == specdec.improvement(float(a[i, 0]), int(g[0, j]), 0.1)
     s = specdec.expected_tokens(0.8, 4)
     assert isinstance(s, np.float64) and np.ndim(s) == 0
-    assert specdec.optimal(0.8, 0.1)["gamma_opt"] == 6
+    assert specdec.optimal(0.8, 0.1).gamma_opt == 6
     with pytest.raises(specdec.Error, match=r"^improvement: the shapes of alpha, gamma, cost, .* do not broadcast"):
         specdec.improvement(np.zeros(3) + 0.5, np.ones(4), 0.1)
 
@@ -141,7 +142,7 @@ def test_empty_arrays():
     out = specdec.improvement(np.array([]), 3, 0.1)
     assert out.shape == (0,)
     d = specdec.optimal(np.zeros((0, 2)), 0.1)
-    assert d["gamma_opt"].shape == (0, 2)
+    assert d.gamma_opt.shape == (0, 2)
 
 
 def test_bad_points_raise_the_library_message():
@@ -153,7 +154,9 @@ def test_bad_points_raise_the_library_message():
         specdec.expected_tokens(0.5, 2.5)
     with pytest.raises(specdec.Error, match=r"^cost: -1 is outside"):
         specdec.optimal_gamma(0.5, -1)
-    assert issubclass(specdec.Error, ValueError)
+    assert issubclass(specdec.InvalidInput, ValueError) and issubclass(specdec.InvalidInput, specdec.Error)
+    with pytest.raises(specdec.BadType):
+        specdec.expected_tokens(np.array(["0.5"]), 3)
 
 
 def test_docstrings_name_the_equations():
@@ -191,8 +194,8 @@ def test_acceptance_per_row_bit_for_bit(logits, s):
     for rule in ("adjusted", "deterministic-draft", "exact-match"):
         got = specdec.acceptance(p, q, rule=rule, **s)
         k = cols.index("beta_" + rule.replace("-", "_"))
-        assert len(got["beta"]) == len(rows)
-        for x, r in zip(got["beta"], rows):
+        assert len(got.beta) == len(rows)
+        for x, r in zip(got.beta, rows):
             assert same_bits(x, r[k]), (rule, s)
 
 
@@ -202,14 +205,14 @@ def test_acceptance_summary_and_ranks_bit_for_bit(logits):
     row = rows[[r[cols.index("rule")] for r in rows].index("adjusted")]
     got = specdec.acceptance(p, q, temperature=0.7, ranks=3, children="top-k")
     for mine, theirs in (("alpha", "alpha_hat"), ("se", "alpha_hat_se"), ("ci_low", "ci95_low"), ("ci_high", "ci95_high")):
-        assert same_bits(got[mine], row[cols.index(theirs)])
+        assert same_bits(getattr(got, mine), row[cols.index(theirs)])
     cols, rows = program("overlap", "--p-npy", pf, "--q-npy", qf, "--input", "logits", "--temperature", "0.7",
                          "--ranks", "3", "--children", "top-k")
     for r in rows:
         k = int(r[cols.index("rank")])
-        assert same_bits(got["rank_acceptance"][k].mean(), r[cols.index("p")])
+        assert same_bits(got.rank_acceptance[k].mean(), r[cols.index("p")])
     one = specdec.acceptance(p[2], q[2], temperature=0.7)  # 1-D: one position
-    assert one["beta"].shape == (1,) and one["beta"][0] == got["beta"][2]
+    assert one.beta.shape == (1,) and one.beta[0] == got.beta[2]
 
 
 def test_acceptance_probabilities_and_dtypes(logits):
@@ -218,12 +221,12 @@ def test_acceptance_probabilities_and_dtypes(logits):
     pp /= pp.sum(axis=1, keepdims=True)
     qq = np.exp(q - q.max(axis=1, keepdims=True)).astype(np.float64)
     qq /= qq.sum(axis=1, keepdims=True)
-    b = specdec.acceptance(pp, qq, logits=False)["beta"]
+    b = specdec.acceptance(pp, qq, logits=False).beta
     assert np.all((b > 0) & (b <= 1))
-    assert np.array_equal(specdec.acceptance(p, q)["beta"], specdec.acceptance(p.astype(np.float64), q)["beta"])
+    assert np.array_equal(specdec.acceptance(p, q).beta, specdec.acceptance(p.astype(np.float64), q).beta)
     wide = np.zeros((6, 600), dtype=np.float32)
     wide[:, ::2] = p  # a strided view: copied once
-    assert np.array_equal(specdec.acceptance(wide[:, ::2], q)["beta"], specdec.acceptance(p, q)["beta"])
+    assert np.array_equal(specdec.acceptance(wide[:, ::2], q).beta, specdec.acceptance(p, q).beta)
 
 
 def test_acceptance_bad_input(logits):
@@ -246,8 +249,8 @@ def test_acceptance_bad_input(logits):
         specdec.acceptance(p, q, draft_top_k=2.7)
     with pytest.raises(specdec.Error, match=r"^ranks: -1 is not a whole number in \[0, 64\]"):
         specdec.acceptance(p, q, ranks=-1)
-    tiny = specdec.acceptance(p, q, temperature=1e-310)["beta"]  # 1 / T overflows: still a distribution
-    assert np.all((tiny >= 0) & (tiny <= 1)) and np.array_equal(tiny, specdec.acceptance(p, q, temperature=0)["beta"])
+    tiny = specdec.acceptance(p, q, temperature=1e-310).beta  # 1 / T overflows: still a distribution
+    assert np.all((tiny >= 0) & (tiny <= 1)) and np.array_equal(tiny, specdec.acceptance(p, q, temperature=0).beta)
 
 
 # ---- commands as tables ------------------------------------------------------------------------
@@ -316,8 +319,10 @@ def test_command_errors():
         specdec.roofline(target="nope", draft="llama-3.2-1b", hardware="h100-sxm", alpha=0.8)
     with pytest.raises(specdec.Error, match=r"/no/such/file\.log: cannot open"):
         specdec.fit("/no/such/file.log")
-    with pytest.raises(specdec.Error, match=r"^--format: "):
+    with pytest.raises(TypeError, match=r"format"):  # a keyword the command does not have fails in Python
         specdec.speedup(alpha=0.5, cost=0.1, format="json")
+    with pytest.raises(TypeError, match=r"alpah"):
+        specdec.speedup(alpah=0.5, cost=0.1)
 
 
 def test_text_output_and_table_helpers():
@@ -343,7 +348,7 @@ def test_library_not_found_names_where_it_looked(tmp_path):
     env = dict(os.environ, SPECDEC_LIBRARY=str(tmp_path / "nope.so"))
     r = subprocess.run([sys.executable, "-c", "import specdec"], env=env, capture_output=True, text=True)
     assert r.returncode != 0
-    assert "cannot load libspecdec.so.2; looked at $SPECDEC_LIBRARY: %s (no such file)" % (tmp_path / "nope.so") \
+    assert "cannot load libspecdec.so.3; looked at $SPECDEC_LIBRARY: %s (no such file)" % (tmp_path / "nope.so") \
         in r.stderr
     # a copy of the package away from any build tree and not installed: all three places named
     import shutil

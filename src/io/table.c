@@ -121,3 +121,36 @@ size_t sd_table_find(const sd_table *t, const char *name)
             return j;
     return (size_t)-1;
 }
+
+sd_cell_type sd_table_column_type(const sd_table *t, size_t col)
+{
+    sd_cell_type kind = SD_CELL_INT;
+    for (size_t r = 0; r < t->nrows; r++) {
+        sd_cell_type c = t->cells[r * t->ncols + col].type;
+        if (c == SD_CELL_TEXT)
+            return SD_CELL_TEXT;
+        if (c == SD_CELL_REAL)
+            kind = SD_CELL_REAL;
+    }
+    return kind;
+}
+
+int sd_table_column_reals(const sd_table *t, size_t col, double *out)
+{
+    if (sd_table_column_type(t, col) == SD_CELL_TEXT)
+        return 0;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const sd_cell *c = &t->cells[r * t->ncols + col];
+        out[r] = c->type == SD_CELL_REAL ? c->v.r : (double)c->v.i;
+    }
+    return 1;
+}
+
+int sd_table_column_ints(const sd_table *t, size_t col, long long *out)
+{
+    if (sd_table_column_type(t, col) != SD_CELL_INT)
+        return 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        out[r] = t->cells[r * t->ncols + col].v.i;
+    return 1;
+}

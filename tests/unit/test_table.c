@@ -93,6 +93,31 @@ START_TEST(a_refused_row_adds_nothing)
 }
 END_TEST
 
+/* A column at once: its kind, and its cells as the accessors give them. */
+START_TEST(a_column_in_one_call)
+{
+    const char *names[] = { "i", "r", "s", "mixed" };
+    sd_table *t = sd_table_alloc(4, names);
+    sd_error err;
+    const sd_cell a[] = { sd_int(3), sd_int(-7), sd_text("x"), sd_int(1) };
+    const sd_cell b[] = { sd_int(-9007199254740993LL), sd_real(2.385), sd_text("y"), sd_text("-") };
+    ck_assert_int_eq(sd_table_column_type(t, 0), SD_CELL_INT); /* no rows */
+    ck_assert_int_eq(sd_table_add(t, a, &err), SD_OK);
+    ck_assert_int_eq(sd_table_add(t, b, &err), SD_OK);
+    ck_assert_int_eq(sd_table_column_type(t, 0), SD_CELL_INT);
+    ck_assert_int_eq(sd_table_column_type(t, 1), SD_CELL_REAL);
+    ck_assert_int_eq(sd_table_column_type(t, 2), SD_CELL_TEXT);
+    ck_assert_int_eq(sd_table_column_type(t, 3), SD_CELL_TEXT);
+    long long iv[2] = { 0, 0 };
+    double rv[2] = { 0, 0 }, untouched[2] = { 5, 5 };
+    ck_assert(sd_table_column_ints(t, 0, iv) && iv[0] == 3 && iv[1] == -9007199254740993LL);
+    ck_assert(!sd_table_column_ints(t, 1, iv));
+    ck_assert(sd_table_column_reals(t, 1, rv) && rv[0] == -7.0 && rv[1] == 2.385);
+    ck_assert(!sd_table_column_reals(t, 3, untouched) && untouched[0] == 5 && untouched[1] == 5);
+    sd_table_free(t);
+}
+END_TEST
+
 Suite *table_suite(void)
 {
     Suite *s = suite_create("table");
@@ -100,6 +125,7 @@ Suite *table_suite(void)
     tcase_add_test(tc, nan_is_refused);
     tcase_add_test(tc, a_table_holds_copies);
     tcase_add_test(tc, a_refused_row_adds_nothing);
+    tcase_add_test(tc, a_column_in_one_call);
     suite_add_tcase(s, tc);
     return s;
 }
