@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs test-python sanitize bench plots deps clean help install uninstall examples
+.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs test-python test-clean sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -81,9 +81,16 @@ run: $(SPECDEC)
 	@echo
 	$(Q)$(SPECDEC) optimal --alpha 0.8 --cost 0.02
 
-## check: layout, docs, unit, CLI, scale, install, Python and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan
+## check: layout, docs, unit, CLI, scale, install, Python and short fuzz tests, then unit, CLI and scale tests again under ASan+UBSan; last, the work tree is as committed
 check: test-layers test-docs test-unit test-cli test-scale test-install test-python test-fuzz
 	$(Q)$(MAKE) --no-print-directory sanitize
+	$(Q)$(MAKE) --no-print-directory test-clean
+
+## test-clean: nothing a test wrote is left in the work tree (git status is empty), and a planted file is caught
+test-clean:
+	@echo "  TEST  clean"
+	$(Q)sh tests/clean.sh --control
+	$(Q)sh tests/clean.sh .
 
 ## test-layers: the include rule of doc/design.md (no include upward, no cycle), and planted violations it must catch
 test-layers: $(SPECDEC) $(LIBSO)
