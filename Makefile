@@ -92,11 +92,13 @@ test-clean:
 	$(Q)sh tests/clean.sh --control
 	$(Q)sh tests/clean.sh .
 
-## test-layers: the include rule of doc/design.md (no include upward, no cycle), and planted violations it must catch
+## test-layers: the include rule of doc/design.md (no include upward, no cycle), the library's boundary (no process or terminal call), and planted violations each must catch
 test-layers: $(SPECDEC) $(LIBSO)
 	@echo "  TEST  layers ($(BUILD))"
 	$(Q)sh tests/layers.sh . $(BUILD)
 	$(Q)sh tests/layers.sh --control .
+	$(Q)sh tests/boundary.sh $(BUILD)
+	$(Q)sh tests/boundary.sh --control
 
 ## test-docs: README.md and doc/ name only options the program has (and a planted one is caught)
 test-docs: $(SPECDEC)
