@@ -356,18 +356,34 @@ static void script_tree_speedup(const figure *f, int variant)
             f->k->name);
 }
 
+/* "accepted by rank: p_0 = 0.634, p_1 = 0.108, ..." from the edges (block 1: rank as label, p), each rank once, into buf. */
+static const char *rank_legend(const sd_table *edges, char *buf, size_t size)
+{
+    int seen[SD_TREE_MAX_RANK] = { 0 };
+    snprintf(buf, size, "accepted by rank:");
+    for (size_t r = 0; r < sd_table_nrows(edges); r++) {
+        unsigned k = (unsigned)strtoul(sd_table_cell(edges, r, 4)->v.s, NULL, 10);
+        if (k < SD_TREE_MAX_RANK && !seen[k]++)
+            snprintf(buf + strlen(buf), size - strlen(buf), "%s p_%u = %.3f", r ? "," : "", k,
+                     sd_table_cell(edges, r, 5)->v.r);
+    }
+    return buf;
+}
+
 static void script_tree_drawn(const figure *f, int variant)
 {
     (void)variant;
-    char title[256];
+    char title[256], legend[384];
     snprintf(title, sizeof title, "Optimal tree of 15 nodes, Sequoia's acceptance: %.4f tokens a pass (T1)",
              f->d->alpha_hat);
-    preamble(f, title, "depth (node labels: the chance of reaching the node; edges: rank k and p)",
+    preamble(f, title, "depth (node labels: the chance of reaching the node; edge labels: its rank k)",
              "each level's nodes, rank paths from the top");
+    fprintf(f->gp, "set label 1 \"%s\" at graph 0.97, graph 0.94 right font \",12\" tc rgb \"#4575b4\"\n",
+            rank_legend(f->d->block[1], legend, sizeof legend));
     fprintf(f->gp, "unset ytics\nunset grid\nset xtics 1\nset offsets 0.3, 0.3, 0.5, 0.5\nunset key\n"
                    "plot \"%s.dat\" index 1 using 1:2:($3-$1):($4-$2) with vectors nohead lw 2 lc rgb \"gray50\", \\\n"
                    "  \"\" index 1 using (($1+$3)/2):(($2+$4)/2):5 with labels font \",11\" tc rgb \"#4575b4\" "
-                   "offset 0,0.6, \\\n"
+                   "offset 0,0.7, \\\n"
                    "  \"\" index 0 using 1:2:(2 + 4 * $3) with points pt 7 ps variable lc rgb \"#d73027\", \\\n"
                    "  \"\" index 0 using 1:2:4 with labels font \",11\" offset 0,-1.1\n",
             f->k->name);

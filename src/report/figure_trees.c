@@ -131,7 +131,7 @@ sd_status sd_figure_tree_drawn(const sd_figure_input *in, const char *name, int 
     (void)name, (void)variant;
     static const char *const c0[] = { "depth", "place", "reach", "label" }, *const c1[] = { "depth_from", "place_from",
                                                                                             "depth_to", "place_to",
-                                                                                            "label" };
+                                                                                            "label", "p" };
     sd_tree_accept a;
     sd_tree *t = malloc(sizeof *t);
     double e;
@@ -139,7 +139,7 @@ sd_status sd_figure_tree_drawn(const sd_figure_input *in, const char *name, int 
     if (st == SD_OK)
         st = sd_tree_optimal(TREE_DRAWN_BUDGET, SD_TREE_MAX_DEPTH, &a, t, &e, err);
     if (st == SD_OK && (st = tree_block(out, 0, 4, c0, err)) == SD_OK)
-        st = tree_block(out, 1, 5, c1, err);
+        st = tree_block(out, 1, 6, c1, err);
     if (st != SD_OK) {
         free(t);
         return st;
@@ -156,12 +156,14 @@ sd_status sd_figure_tree_drawn(const sd_figure_input *in, const char *name, int 
         double p = sd_tree_accept_at(&a, d, t->rank[i]);
         place[i] = ((double)width[d] - 1.0) / 2.0 - (double)seen[d]++; /* rank paths down from the top */
         reach[i] = (t->parent[i] < 0 ? 1.0 : reach[t->parent[i]]) * p;
-        char node[32], edge[48];
+        /* a node's label under it, an edge's (its rank, one character: p by rank goes in the axis
+         * label) at its middle, half a depth from every node label: the two never overlap */
+        char node[32], edge[24];
         snprintf(node, sizeof node, "%.3f", reach[i]);
-        snprintf(edge, sizeof edge, "k=%u: %.3f", (unsigned)t->rank[i], p);
+        snprintf(edge, sizeof edge, "%u", (unsigned)t->rank[i]);
         const sd_cell nrow[] = { sd_int((long long)d), sd_real(place[i]), sd_real(reach[i]), sd_text(node) };
         const sd_cell erow[] = { sd_int((long long)d - 1), sd_real(t->parent[i] < 0 ? 0.0 : place[t->parent[i]]),
-                                 sd_int((long long)d), sd_real(place[i]), sd_text(edge) };
+                                 sd_int((long long)d), sd_real(place[i]), sd_text(edge), sd_real(p) };
         if ((st = sd_table_add(out->block[0], nrow, err)) == SD_OK)
             st = sd_table_add(out->block[1], erow, err);
     }

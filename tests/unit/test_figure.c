@@ -582,6 +582,16 @@ START_TEST(tree_figures)
         reach += num(d.block[0], r, 2);
     ck_assert_rel(reach, d.alpha_hat, 1e-12); /* the root's 1 + every node's reach */
     ck_assert_rel(d.alpha_hat, 3.1303, 1e-4);
+    /* labels that cannot overlap: a node's (at most 6 characters) at a whole depth, an edge's (its
+     * rank, one character) at a half depth, half a depth of 1200 pixels / 10 depths away */
+    for (size_t r = 0; r < 16; r++)
+        ck_assert_uint_le(strlen(sd_table_cell(d.block[0], r, 3)->v.s), 6);
+    for (size_t r = 0; r < 15; r++) {
+        const char *label = sd_table_cell(d.block[1], r, 4)->v.s;
+        ck_assert_msg(strlen(label) == 1, "edge label '%s'", label);
+        ck_assert_rel(num(d.block[1], r, 2) - num(d.block[1], r, 0), 1.0, 0);
+        ck_assert_double_eq(num(d.block[1], r, 5), label[0] == '0' ? p0 : label[0] == '1' ? 0.107946 : 0.056972);
+    }
     sd_figure_data_free(&d);
     compute("tree-speedup", &in, &d);
     ck_assert_uint_eq(sd_table_nrows(d.block[0]), 64);
