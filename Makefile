@@ -5,7 +5,7 @@
 # exact apt-get command otherwise.
 
 .DEFAULT_GOAL := all
-.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs test-python test-clean sanitize bench plots deps clean help install uninstall examples
+.PHONY: all run check test-unit test-cli test-scale test-install test-layers test-docs test-python test-clean design-report sanitize bench plots deps clean help install uninstall examples
 
 V ?= 0
 ifeq ($(V),0)
@@ -99,6 +99,11 @@ test-layers: $(SPECDEC) $(LIBSO)
 	$(Q)sh tests/layers.sh --control .
 	$(Q)sh tests/boundary.sh $(BUILD)
 	$(Q)sh tests/boundary.sh --control
+	$(Q)sh tests/layers.sh --compare-report . $(BUILD)
+
+## design-report: writes the layout's figures (tests/layers.sh --report) into doc/design.md, where test-layers compares them
+design-report: $(SPECDEC) $(LIBSO)
+	$(Q)sh tests/layers.sh --write-report . $(BUILD)
 
 ## test-docs: README.md and doc/ name only options the program has (and a planted one is caught)
 test-docs: $(SPECDEC)

@@ -4,6 +4,9 @@
 #   sh tests/layers.sh ROOT [BUILD]      check the tree at ROOT
 #   sh tests/layers.sh --report ROOT [BUILD]   the same, then the figures of the layout
 #   sh tests/layers.sh --control ROOT    plant each kind of violation in a copy; each must be caught
+#   sh tests/layers.sh --compare-report ROOT BUILD   the figures in doc/design.md (between "<!-- report -->"
+#                                        and "<!-- /report -->") are the tree's; a changed one in a copy is caught
+#   sh tests/layers.sh --write-report ROOT BUILD     writes the tree's figures there (make design-report)
 #
 # The layers and what each may include are the block between the lines
 # "<!-- layers -->" and "<!-- /layers -->" of ROOT/doc/design.md, one layer a
@@ -26,11 +29,13 @@
 # check passes, 1 otherwise, 2 on wrong usage.
 set -u
 
-usage() { echo "usage: sh tests/layers.sh [--report|--control] ROOT [BUILD]" >&2; exit 2; }
+usage() { echo "usage: sh tests/layers.sh [--report|--control|--compare-report|--write-report] ROOT [BUILD]" >&2; exit 2; }
 mode=check
 case ${1-} in
 --report) mode=report; shift ;;
 --control) mode=control; shift ;;
+--compare-report) mode=compare; shift ;;
+--write-report) mode=write; shift ;;
 esac
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 ROOT=$1
@@ -196,12 +201,11 @@ check() {
 # ---------------------------------------------------------------- the figures
 report() {
     dir=$1
-    echo "files per folder (lines):"
+    echo "files per folder:"
     for d in $(cd "$dir" && find src include tests -type d | sort); do
         n=$(find "$dir/$d" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' \) | wc -l)
         [ "$n" -gt 0 ] || continue
-        l=$(find "$dir/$d" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name '*.sh' \) -exec cat {} + | wc -l)
-        printf '  %-22s %3d files %6d lines\n' "$d/" "$n" "$l"
+        printf '  %-22s %3d files\n' "$d/" "$n"
     done
     echo "longest library files:"
     (cd "$dir" && find src -path src/cli -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print | xargs wc -l |
@@ -262,7 +266,50 @@ control() {
     [ "$missed" -eq 0 ]
 }
 
+# ---------------------------------------------------------------- the figures in doc/design.md
+# The fenced block between <!-- report --> and <!-- /report -->: its first line the command, then its output.
+report_text() { # report_text ROOT BUILD: the block's lines as they should read
+    echo '$ sh tests/layers.sh --report . build'
+    check "$1" "$2" 2> /dev/null
+    report "$1" "$2"
+}
+shown() { # shown DESIGN_MD: the block's lines as they read
+    awk '/<!-- \/report -->/ { on = 0 } on && $0 !~ /^```/ { print } /<!-- report -->/ { on = 1 }' "$1"
+}
+compare() { # compare ROOT BUILD DESIGN_MD: fails, with a diff, when the shown figures are not the tree's
+    report_text "$1" "$2" > "$T/fresh"
+    shown "$3" > "$T/shown"
+    if [ ! -s "$T/shown" ]; then
+        echo "layers: $3 has no <!-- report --> block" >&2
+        return 1
+    fi
+    if ! cmp -s "$T/fresh" "$T/shown"; then
+        echo "layers: the figures in $3 are not the tree's (run: make design-report):" >&2
+        diff "$T/shown" "$T/fresh" | sed 's/^/  /' >&2
+        return 1
+    fi
+    echo "layers: the figures in $3 are the tree's"
+}
+write_report() { # write_report ROOT BUILD: rewrites the block of ROOT/doc/design.md
+    report_text "$1" "$2" > "$T/fresh"
+    awk -v fresh="$T/fresh" '/<!-- \/report -->/ { on = 0; print "```"; while ((getline l < fresh) > 0) print l;
+                                                    print "```" } !on { print } /<!-- report -->/ { on = 1 }' \
+        "$1/doc/design.md" > "$T/design.md" && cat "$T/design.md" > "$1/doc/design.md"
+}
+
 case $mode in
+compare)
+    [ -n "$BUILD" ] || usage
+    compare "$ROOT" "$BUILD" "$ROOT/doc/design.md" || exit 1
+    # the control: one figure changed in a copy must be caught
+    sed 's/^exported symbols: \([0-9]*\)$/exported symbols: 1\1/' "$ROOT/doc/design.md" > "$T/planted.md"
+    if compare "$ROOT" "$BUILD" "$T/planted.md" > /dev/null 2>&1; then
+        echo "layers: control MISSED: a changed figure in doc/design.md" >&2
+        exit 1
+    fi
+    echo "layers: control: a changed figure in doc/design.md caught"
+    ;;
+write) [ -n "$BUILD" ] || usage; write_report "$ROOT" "$BUILD" ;;
 check) check "$ROOT" "$BUILD" ;;
 report) check "$ROOT" "$BUILD"; rc=$?; report "$ROOT" "$BUILD"; exit $rc ;;
 control) control ;;
