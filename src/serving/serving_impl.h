@@ -3,8 +3,10 @@
  * twin (analytic.c) prices it exactly as the simulation does; the policy
  * (serving_policy.c) chooses gamma over the steps the simulation would plan;
  * the simulation's mechanics (serving_sim.c) plan and apply one step at a
- * time; serving.c runs the loop.  The calls go one way: serving.c ->
- * serving_sim.c, serving_policy.c -> serving_config.c. */
+ * time; serving.c runs the loop.  The calls go one way: serving.c calls
+ * serving_sim.c and serving_policy.c, and they, like analytic.c, call
+ * serving_config.c; the policy sees the simulation only through the
+ * planner it is handed. */
 #ifndef SPECDEC_SERVING_IMPL_H
 #define SPECDEC_SERVING_IMPL_H
 

@@ -43,6 +43,14 @@ static void make(setup *s, double alpha)
     s->c.cost = &s->rq;
 }
 
+/* Poisson arrivals at rate, `requests` measured after a tenth as many of warm-up. */
+static void load(setup *s, double rate, size_t requests)
+{
+    s->c.rate = rate;
+    s->c.requests = requests;
+    s->c.warmup = requests / 10;
+}
+
 /* The defaults are vLLM's scheduler's, Poisson arrivals of 512 + 256 tokens, no speculation and
  * no SLOs; what only the caller knows is left empty. */
 START_TEST(defaults)
@@ -209,19 +217,19 @@ END_TEST
  * reached (a step takes a chunk cut to what is left), and every prompt is served.  The tokens are
  * counted from what each step gives each request, not from the planner's budget. */
 typedef struct {
+    double budget;
     size_t steps, full, over, tokens_max;
 } budget_seen;
 
 static void count_budget(void *arg, const sd_serving_step *step)
 {
     budget_seen *b = arg;
-    enum { BUDGET = 1000 };
     double tokens = 0;
     for (size_t i = 0; i < step->ngive; i++)
         tokens += step->give[i];
     b->steps++;
-    b->full += tokens == BUDGET;
-    b->over += tokens > BUDGET;
+    b->full += tokens == b->budget;
+    b->over += tokens > b->budget;
     b->tokens_max = tokens > (double)b->tokens_max ? (size_t)tokens : b->tokens_max;
 }
 
@@ -233,8 +241,8 @@ START_TEST(chunked_prefill_keeps_the_budget)
     s.output = 64;
     s.c.prompt = (sd_serving_lengths){ prompt, weight, 3 };
     s.c.max_num_batched_tokens = 1000;
-    s.c.rate = 3, s.c.requests = 400, s.c.warmup = 40;
-    budget_seen b = { 0 };
+    load(&s, 3, 400);
+    budget_seen b = { .budget = (double)s.c.max_num_batched_tokens };
     sd_serving_result r;
     sd_error err;
     ck_assert_msg(sd_serving_simulate_observed(&s.c, 21, 0, count_budget, &b, &r, &err) == SD_OK, "%s", err.msg);
@@ -255,7 +263,7 @@ START_TEST(goodput_drafts_short_at_low_acceptance)
     setup s;
     make(&s, 0.1);
     s.c.policy = SD_SERVING_GOODPUT;
-    s.c.rate = 4, s.c.requests = 400, s.c.warmup = 40;
+    load(&s, 4, 400);
     sd_serving_result r;
     sd_error err;
     ck_assert_msg(sd_serving_simulate(&s.c, 5, 0, &r, &err) == SD_OK, "%s", err.msg);
@@ -271,15 +279,15 @@ END_TEST
 /* The twin's TTFT where step times vary: prompts of 2048 tokens make a step that carries a chunk
  * several times a decode step, so an arrival, landing in a long step more often, waits for the
  * running step's remainder E t^2 / (2 E t), well above E t / 2.  At a fifth of saturation the
- * twin is within 2% of the simulation (its bias: -1.5% at gamma 0, -1.7% at 3; 8 replications of 8000
- * requests, each within 0.5%, the mean within 0.2%); with E t / 2 it is 6% short.  The limit,
- * 3.5%, sits between. */
+ * twin is within 2% of the simulation (its bias: -1.5% at gamma 0, -1.7% at 3; 8 replications
+ * of 8000 requests, each within 0.5%, their mean within 0.2%); with E t / 2 it is 6% short.  The
+ * limit, 3.5%, sits between. */
 START_TEST(twin_ttft_waits_for_the_running_step)
 {
     setup s;
     make(&s, 0.8);
     s.prompt = 2048;
-    s.c.rate = 2, s.c.requests = 8000, s.c.warmup = 800;
+    load(&s, 2, 8000);
     enum { REPS = 8 };
     sd_error err;
     for (int policy = 0; policy < 2; policy++) {
