@@ -95,6 +95,16 @@ typedef struct {
     double slo_ttft, slo_tpot;
 } sd_serving_config;
 
+/* The defaults: vLLM's scheduler and cache (max_num_seqs 256,
+ * max_num_batched_tokens 8192, memory_fraction 0.9), Poisson arrivals of
+ * prompts of 512 tokens and outputs of 256 (lengths in static storage),
+ * 10000 measured requests after 1000 of warm-up, no speculation (policy
+ * none; gamma_max 8 for the goodput policy and the schedule), no SLOs
+ * (inf).  The rate, users, trace, acceptance and cost are the caller's
+ * (0 and NULL here).  Name what you change with designated initializers or
+ * assignments.  Never fails. */
+SD_API sd_serving_config sd_serving_defaults(void);
+
 /* What a run measured (the simulation) or predicts (the twin). */
 typedef struct {
     double ttft_mean, ttft_p50, ttft_p90, ttft_p99;

@@ -533,15 +533,13 @@ static int same_context(const sd_partial *a, const sd_partial *b)
     return 1;
 }
 
-sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, size_t n, sd_partial *out,
-                           sd_error *err)
+/* SD_OK when every part carries what parts[0] does: its context lines, shard count, runs and
+ * replica sets of the same fingerprints and shapes; else SD_EINVAL naming the part. */
+static sd_status same_job(const sd_partial *parts, const char *const *names, size_t n, sd_error *err)
 {
-    if (n == 0)
-        return sd_status_fail(err, SD_EINVAL, "merge: no partial results");
-    uint32_t N = parts[0].nshards;
     for (size_t i = 1; i < n; i++) {
-        if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != N || parts[i].nruns != parts[0].nruns ||
-            parts[i].nreplicas != parts[0].nreplicas)
+        if (!same_context(&parts[i], &parts[0]) || parts[i].nshards != parts[0].nshards ||
+            parts[i].nruns != parts[0].nruns || parts[i].nreplicas != parts[0].nreplicas)
             return sd_status_fail(err, SD_EINVAL, "%s: a part of another job than %s (its command, shard count or runs "
                                   "differ)", names[i], names[0]);
         for (size_t r = 0; r < parts[0].nreplicas; r++) {
@@ -555,6 +553,14 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
                 return sd_status_fail(err, SD_EINVAL, "%s: run %zu differs from %s's (another configuration, seed or "
                                       "model): a part of another job", names[i], r + 1, names[0]);
     }
+    return SD_OK;
+}
+
+/* SD_OK when the parts are the shards 1 .. N of their N, each exactly once; else SD_EINVAL
+ * naming the shard that does not exist, is given twice or is missing. */
+static sd_status every_shard_once(const sd_partial *parts, const char *const *names, size_t n, sd_error *err)
+{
+    uint32_t N = parts[0].nshards;
     const char **owner = calloc(N, sizeof *owner);
     if (owner == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
@@ -575,48 +581,74 @@ sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, si
         if (owner[s] == NULL)
             st = sd_status_fail(err, SD_EINVAL, "shard %" PRIu32 "/%" PRIu32 " is missing", s + 1, N);
     free(owner);
+    return st;
+}
+
+/* Run r of every part, its statistics merged, appended to m; SD_EINVAL naming the part whose
+ * statistics do not merge, SD_ENOMEM. */
+static sd_status merge_run(sd_partial *m, const sd_partial *parts, const char *const *names, size_t n, size_t r,
+                           sd_error *err)
+{
+    sd_status st = sd_partial_add_run(m, parts[0].runs[r].fingerprint, &parts[0].runs[r].stats, err);
+    for (size_t i = 1; i < n && st == SD_OK; i++)
+        if ((st = sd_engine_stats_merge(&m->runs[r].stats, &parts[i].runs[r].stats, err)) != SD_OK) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            st = sd_status_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
+        }
+    return st;
+}
+
+/* Replica set r of every part, each slot from the one part that has it, appended to m;
+ * SD_EINVAL for a slot given twice or in no part, SD_ENOMEM. */
+static sd_status merge_replicas(sd_partial *m, const sd_partial *parts, const char *const *names, size_t n, size_t r,
+                                sd_error *err)
+{
+    const sd_partial_replicas *x = &parts[0].replicas[r];
+    double *value = calloc(x->nslots * x->nfields, sizeof *value);
+    unsigned char *have = calloc(x->nslots, 1);
+    const char **from = calloc(x->nslots, sizeof *from);
+    sd_status st = value == NULL || have == NULL || from == NULL ? sd_status_fail(err, SD_ENOMEM, "out of memory")
+                                                                 : SD_OK;
+    for (size_t i = 0; i < n && st == SD_OK; i++)
+        for (size_t k = 0; k < x->nslots && st == SD_OK; k++) {
+            const sd_partial_replicas *y = &parts[i].replicas[r];
+            if (!y->have[k])
+                continue;
+            if (from[k] != NULL)
+                st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is given twice (%s and %s)", r + 1, k,
+                                    from[k], names[i]);
+            from[k] = names[i];
+            have[k] = 1;
+            memcpy(value + k * x->nfields, y->value + k * x->nfields, x->nfields * sizeof *value);
+        }
+    for (size_t k = 0; k < x->nslots && st == SD_OK; k++)
+        if (!have[k])
+            st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is in no part (a shard that did not "
+                                "finish?)", r + 1, k);
+    if (st == SD_OK)
+        st = sd_partial_add_replicas(m, x->fingerprint, x->nslots, x->nfields, value, have, err);
+    free(value);
+    free(have);
+    free(from);
+    return st;
+}
+
+sd_status sd_partial_merge(const sd_partial *parts, const char *const *names, size_t n, sd_partial *out,
+                           sd_error *err)
+{
+    if (n == 0)
+        return sd_status_fail(err, SD_EINVAL, "merge: no partial results");
+    sd_status st = same_job(parts, names, n, err);
+    if (st != SD_OK || (st = every_shard_once(parts, names, n, err)) != SD_OK)
+        return st;
     sd_partial m = sd_partial_init(1, 1);
     for (size_t i = 0; i < parts[0].ncontext && st == SD_OK; i++)
         st = sd_partial_add_context(&m, parts[0].context[i], err);
-    for (size_t r = 0; r < parts[0].nruns && st == SD_OK; r++) {
-        if ((st = sd_partial_add_run(&m, parts[0].runs[r].fingerprint, &parts[0].runs[r].stats, err)) != SD_OK)
-            break;
-        for (size_t i = 1; i < n && st == SD_OK; i++)
-            if ((st = sd_engine_stats_merge(&m.runs[r].stats, &parts[i].runs[r].stats, err)) != SD_OK) {
-                char msg[sizeof err->msg];
-                snprintf(msg, sizeof msg, "%s", err->msg);
-                st = sd_status_fail(err, SD_EINVAL, "%s: run %zu: %s", names[i], r + 1, msg);
-            }
-    }
-    for (size_t r = 0; r < parts[0].nreplicas && st == SD_OK; r++) {
-        const sd_partial_replicas *x = &parts[0].replicas[r];
-        double *value = calloc(x->nslots * x->nfields, sizeof *value);
-        unsigned char *have = calloc(x->nslots, 1);
-        const char **from = calloc(x->nslots, sizeof *from);
-        if (value == NULL || have == NULL || from == NULL)
-            st = sd_status_fail(err, SD_ENOMEM, "out of memory");
-        for (size_t i = 0; i < n && st == SD_OK; i++)
-            for (size_t k = 0; k < x->nslots && st == SD_OK; k++) {
-                const sd_partial_replicas *y = &parts[i].replicas[r];
-                if (!y->have[k])
-                    continue;
-                if (from[k] != NULL)
-                    st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is given twice (%s and %s)", r + 1, k,
-                                        from[k], names[i]);
-                from[k] = names[i];
-                have[k] = 1;
-                memcpy(value + k * x->nfields, y->value + k * x->nfields, x->nfields * sizeof *value);
-            }
-        for (size_t k = 0; k < x->nslots && st == SD_OK; k++)
-            if (!have[k])
-                st = sd_status_fail(err, SD_EINVAL, "replica set %zu: slot %zu is in no part (a shard that did not "
-                                    "finish?)", r + 1, k);
-        if (st == SD_OK)
-            st = sd_partial_add_replicas(&m, x->fingerprint, x->nslots, x->nfields, value, have, err);
-        free(value);
-        free(have);
-        free(from);
-    }
+    for (size_t r = 0; r < parts[0].nruns && st == SD_OK; r++)
+        st = merge_run(&m, parts, names, n, r, err);
+    for (size_t r = 0; r < parts[0].nreplicas && st == SD_OK; r++)
+        st = merge_replicas(&m, parts, names, n, r, err);
     if (st != SD_OK) {
         sd_partial_free(&m);
         return st;

@@ -628,10 +628,9 @@ static void order_candidates(const tcand *c, size_t from, size_t to, tkey *key)
     qsort(key, to - from, sizeof *key, key_before);
 }
 
-sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, const sd_tree_accept *a, sd_tree *t,
-                         const char *who, sd_error *err)
+/* The settings' domain (tree.h: sd_tree_sglang); SD_EINVAL naming who, else SD_OK. */
+static sd_status sglang_check(size_t S, size_t K, size_t N, const sd_tree_accept *a, const char *who, sd_error *err)
 {
-    size_t S = steps, K = topk, N = num_draft_tokens;
     if (S < 1 || S > SD_TREE_MAX_DEPTH || K < 1 || K > SD_TREE_MAX_RANK)
         return sd_status_fail(err, SD_EINVAL, "%s: sglang:%zu,%zu,%zu: STEPS must be in [1, %d], TOPK in [1, %d]",
                               who, S, K, N, SD_TREE_MAX_DEPTH, SD_TREE_MAX_RANK);
@@ -658,17 +657,15 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
                               "%s: sglang:%zu,%zu,%zu: topk %zu drafts ranks 0 .. %zu, but the acceptance gives %zu "
                               "rank%s",
                               who, S, K, N, K, K - 1, a->ranks, a->ranks == 1 ? "" : "s");
-    size_t np = (size_t)pool;
-    tcand *c = malloc(np * sizeof *c);
-    tkey *idx = malloc(np * sizeof *idx);
+    return SD_OK;
+}
+
+/* The candidates of S steps of top-K drafting into c (K + (S - 1) K^2 of them, in the order
+ * they are made), idx the scratch of their order: step 1 the root's K children, then each step
+ * the K children of every frontier node, the K best of them by score the next frontier. */
+static size_t sglang_candidates(size_t S, size_t K, const sd_tree_accept *a, tcand *c, tkey *idx)
+{
     size_t frontier[SD_TREE_MAX_RANK], nf = 0, nc = 0;
-    sd_tree *u = malloc(sizeof *u);
-    if (c == NULL || idx == NULL || u == NULL) {
-        free(c);
-        free(idx);
-        free(u);
-        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", who);
-    }
     for (size_t k = 0; k < K; k++) {
         c[nc] = (tcand){ -1, (unsigned char)k, 1, sd_tree_accept_at(a, 1, k) };
         frontier[nf++] = nc++;
@@ -683,16 +680,13 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
         for (nf = 0; nf < K; nf++)
             frontier[nf] = idx[nf].i;
     }
-    order_candidates(c, 0, nc, idx);
-    /* the N - 1 best, in candidate order so that parents come first; each maps to a node */
-    size_t keep = N - 1;
-    int *node = malloc(nc * sizeof *node);
-    if (node == NULL) {
-        free(c);
-        free(idx);
-        free(u);
-        return sd_status_fail(err, SD_ENOMEM, "%s: out of memory", who);
-    }
+    return nc;
+}
+
+/* The keep best of candidates c[0 .. nc - 1] (idx: all of them in order) as the nodes of *u,
+ * taken in candidate order so that parents come first; node[] the scratch of their numbers. */
+static void sglang_keep(const tcand *c, size_t nc, const tkey *idx, size_t keep, int *node, sd_tree *u)
+{
     for (size_t i = 0; i < nc; i++)
         node[i] = -2;
     for (size_t j = 0; j < keep; j++)
@@ -708,11 +702,31 @@ sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, con
         u->depth[u->n] = c[i].depth;
         u->n++;
     }
-    sd_tree_canonical(u);
-    *t = *u;
+}
+
+sd_status sd_tree_sglang(size_t steps, size_t topk, size_t num_draft_tokens, const sd_tree_accept *a, sd_tree *t,
+                         const char *who, sd_error *err)
+{
+    size_t S = steps, K = topk, N = num_draft_tokens;
+    sd_status st = sglang_check(S, K, N, a, who, err);
+    if (st != SD_OK)
+        return st;
+    size_t np = K + (S - 1) * K * K; /* at most 64 + 63 x 64^2 */
+    tcand *c = malloc(np * sizeof *c);
+    tkey *idx = malloc(np * sizeof *idx);
+    int *node = malloc(np * sizeof *node);
+    sd_tree *u = malloc(sizeof *u);
+    if (c != NULL && idx != NULL && node != NULL && u != NULL) {
+        size_t nc = sglang_candidates(S, K, a, c, idx);
+        order_candidates(c, 0, nc, idx);
+        sglang_keep(c, nc, idx, N - 1, node, u);
+        sd_tree_canonical(u);
+        *t = *u;
+    } else
+        st = sd_status_fail(err, SD_ENOMEM, "%s: out of memory", who);
     free(node);
     free(c);
     free(idx);
     free(u);
-    return SD_OK;
+    return st;
 }

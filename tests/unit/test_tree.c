@@ -337,6 +337,117 @@ START_TEST(sglang_tree)
 }
 END_TEST
 
+/* SGLang's tree against a beam written out by brute force: candidates as rank paths scored by
+ * the product of p along them; each step expands every frontier path by its K children, and the
+ * next frontier is the K best of those by score (first_only: the first frontier path's children
+ * instead, the mistake the test must tell apart); the tree is the N - 1 best candidates of all
+ * steps, in breadth-first order (by depth, then by rank path). */
+typedef struct {
+    unsigned char rank[SD_TREE_MAX_DEPTH];
+    size_t depth;
+    double score;
+} beam_path;
+
+static int by_score(const void *x, const void *y)
+{
+    const beam_path *a = x, *b = y;
+    return (a->score < b->score) - (a->score > b->score);
+}
+
+static int breadth_first(const void *x, const void *y)
+{
+    const beam_path *a = x, *b = y;
+    if (a->depth != b->depth)
+        return a->depth < b->depth ? -1 : 1;
+    return memcmp(a->rank, b->rank, a->depth);
+}
+
+static void beam_tree(size_t S, size_t K, size_t N, const sd_tree_accept *a, int first_only, sd_tree *t)
+{
+    static beam_path all[4096], next[SD_TREE_MAX_RANK * SD_TREE_MAX_RANK], frontier[SD_TREE_MAX_RANK];
+    size_t nall = 0, nfront = 0;
+    for (size_t k = 0; k < K; k++)
+        frontier[nfront++] = all[nall++] = (beam_path){ .rank = { (unsigned char)k }, .depth = 1, .score = a->p[0][k] };
+    for (size_t d = 2; d <= S; d++) {
+        size_t nnext = 0;
+        for (size_t f = 0; f < nfront; f++)
+            for (size_t k = 0; k < K; k++) {
+                beam_path q = frontier[f];
+                q.rank[q.depth++] = (unsigned char)k;
+                q.score *= a->p[d - 1][k];
+                next[nnext++] = all[nall++] = q;
+            }
+        if (!first_only)
+            qsort(next, nnext, sizeof *next, by_score);
+        for (nfront = 0; nfront < K; nfront++)
+            frontier[nfront] = next[nfront];
+    }
+    qsort(all, nall, sizeof *all, by_score);
+    qsort(all, N - 1, sizeof *all, breadth_first);
+    t->n = N - 1;
+    for (size_t i = 0; i < t->n; i++) {
+        t->rank[i] = all[i].rank[all[i].depth - 1];
+        t->depth[i] = (unsigned char)all[i].depth;
+        t->parent[i] = -1;
+        for (size_t j = 0; j < i && all[i].depth > 1; j++) /* the parent: the path less its last rank */
+            if (all[j].depth == all[i].depth - 1 && memcmp(all[j].rank, all[i].rank, all[j].depth) == 0)
+                t->parent[i] = (int)j;
+    }
+}
+
+static int same_tree(const sd_tree *x, const sd_tree *y)
+{
+    if (x->n != y->n)
+        return 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->parent[i] != y->parent[i] || x->rank[i] != y->rank[i] || x->depth[i] != y->depth[i])
+            return 0;
+    return 1;
+}
+
+/* Rows of K ranks at each of S depths drawn at random (each row summing to 0.95, no two scores
+ * equal), drawn again until the frontier's best children are not all the first node's: there the
+ * beam and its mistake make different trees, and SGLang's is the beam's. */
+static void random_rows(gsl_rng *r, size_t S, size_t K, sd_tree_accept *a)
+{
+    *a = (sd_tree_accept){ .depths = S, .ranks = K };
+    for (size_t d = 0; d < S; d++) {
+        double sum = 0;
+        for (size_t k = 0; k < K; k++)
+            sum += (a->p[d][k] = 0.05 + gsl_rng_uniform(r));
+        for (size_t k = 0; k < K; k++)
+            a->p[d][k] *= 0.95 / sum;
+    }
+}
+
+START_TEST(sglang_tree_is_a_beam)
+{
+    static const size_t settings[][3] = { { 3, 2, 6 }, { 3, 2, 8 }, { 4, 3, 12 }, { 5, 3, 20 }, { 4, 4, 30 },
+                                          { 6, 2, 11 }, { 3, 5, 40 }, { 6, 3, 25 } };
+    static sd_tree got, want, wrong;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 20261203);
+    sd_error err;
+    for (size_t s = 0; s < sizeof settings / sizeof settings[0]; s++) {
+        size_t S = settings[s][0], K = settings[s][1], N = settings[s][2];
+        sd_tree_accept a;
+        int tries = 0;
+        do {
+            random_rows(r, S, K, &a);
+            beam_tree(S, K, N, &a, 0, &want);
+            beam_tree(S, K, N, &a, 1, &wrong);
+        } while (same_tree(&want, &wrong) && ++tries < 100);
+        ck_assert_msg(!same_tree(&want, &wrong), "sglang:%zu,%zu,%zu: no input told the frontiers apart", S, K, N);
+        ck_assert_msg(sd_tree_sglang(S, K, N, &a, &got, "t", &err) == SD_OK, "%s", err.msg);
+        char g[4096], w[4096];
+        sd_tree_format(&got, g, sizeof g);
+        sd_tree_format(&want, w, sizeof w);
+        ck_assert_msg(same_tree(&got, &want), "sglang:%zu,%zu,%zu: %s, the beam %s", S, K, N, g, w);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* A tree built by hand is held to the invariants before use. */
 START_TEST(check_invariants)
 {
@@ -373,6 +484,7 @@ Suite *tree_suite(void)
     tcase_add_test(tc, kary_levels);
     tcase_add_test(tc, optimal_vs_brute_force);
     tcase_add_test(tc, sglang_tree);
+    tcase_add_test(tc, sglang_tree_is_a_beam);
     tcase_add_test(tc, check_invariants);
     suite_add_tcase(s, tc);
     return s;
