@@ -14,7 +14,7 @@
 #include "specdec/table.h"
 
 static const char *const SV_TARGET = "llama-3.1-70b", *const SV_DRAFT = "llama-3.2-1b", *const SV_HARDWARE = "h100-sxm";
-static const double SV_TP = 4, SV_ALPHA = 0.8, SV_PROMPT = 512, SV_OUTPUT = 256;
+static const double SV_TP = 4, SV_ALPHA = 0.8;
 static const double SV_SLO_TTFT = 1.0, SV_SLO_TPOT = 0.03;
 enum { SV_RATES = 12, SV_POLICIES = 5 };
 
@@ -52,13 +52,12 @@ sd_status sd_figure_serving(const sd_figure_input *in, const char *name, int var
     out->nblocks = tab != NULL;
     if (st == SD_OK)
         sd_calibrate_apply_request(fits, nfits, &rq, &c, &cd);
-    double acc[16], prompt = SV_PROMPT, output = SV_OUTPUT;
+    double acc[16];
     for (int k = 0; k < 16; k++)
         acc[k] = SV_ALPHA;
-    sd_serving_config sc = { .arrivals = SD_SERVING_POISSON, .prompt = { &prompt, NULL, 1 },
-                             .output = { &output, NULL, 1 }, .requests = 3000, .warmup = 300, .max_num_seqs = 256,
-                             .max_num_batched_tokens = 8192, .memory_fraction = 0.9, .gamma_max = 8, .acc = acc,
-                             .nacc = 16, .cost = &rq, .slo_ttft = SV_SLO_TTFT, .slo_tpot = SV_SLO_TPOT };
+    sd_serving_config sc = sd_serving_defaults(); /* vLLM's scheduler, prompts of 512 and outputs of 256 */
+    sc.requests = 3000, sc.warmup = 300, sc.acc = acc, sc.nacc = 16, sc.cost = &rq;
+    sc.slo_ttft = SV_SLO_TTFT, sc.slo_tpot = SV_SLO_TPOT;
     /* the rates: up to 1.2 x the saturation rate without speculation (the twin's) */
     double sat = 0;
     sd_serving_result r;

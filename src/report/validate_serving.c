@@ -31,11 +31,10 @@ sd_status sd_validate_check_serving(sd_validate_ctx *v, sd_error *err)
 {
     sd_roofline_request rq = sd_cost_roofline_defaults();
     rq.target = &TARGET_8B, rq.draft = &DRAFT_1B, rq.hardware = &H100_SXM;
-    double acc[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, prompt = 512, output = 256, t[16], p[16], o[16];
-    sd_serving_config c = { .arrivals = SD_SERVING_TRACE, .requests = 16, .max_num_seqs = 256,
-                            .max_num_batched_tokens = 8192, .memory_fraction = 0.9, .policy = SD_SERVING_FIXED,
-                            .gamma = 3, .gamma_max = 8, .acc = acc, .nacc = 8, .cost = &rq, .slo_ttft = INFINITY,
-                            .slo_tpot = INFINITY };
+    double acc[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, t[16], p[16], o[16];
+    sd_serving_config c = sd_serving_defaults(); /* vLLM's scheduler, prompts of 512 and outputs of 256 */
+    c.arrivals = SD_SERVING_TRACE, c.requests = 16, c.warmup = 0, c.policy = SD_SERVING_FIXED, c.gamma = 3;
+    c.acc = acc, c.nacc = 8, c.cost = &rq;
     /* the λ -> 0 limit: requests 1000 s apart run alone; at alpha = 1 a decode step emits 4 tokens, so
      * TPOT is the single-sequence roofline's steps at their contexts over output - 1 */
     double want = 0;
@@ -57,8 +56,7 @@ sd_status sd_validate_check_serving(sd_validate_ctx *v, sd_error *err)
      * alpha 0.8: TPOT within 5%, TTFT within 10%, the running batch within 5%; Little's law in each run */
     for (int k = 0; k < 8; k++)
         acc[k] = 0.8;
-    c.arrivals = SD_SERVING_POISSON, c.prompt = (sd_serving_lengths){ &prompt, NULL, 1 };
-    c.output = (sd_serving_lengths){ &output, NULL, 1 };
+    c.arrivals = SD_SERVING_POISSON; /* the defaults' prompts of 512 and outputs of 256 */
     c.requests = v->cfg->quick ? 2000 : 20000, c.warmup = c.requests / 10;
     static const double rates[3] = { 1, 5, 14 };
     sd_serving_result a[3], m[3];
