@@ -312,8 +312,7 @@ sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, cha
  * whose index, counted across the job's sets, is I - 1 mod N; the rest
  * NaN), recorded into its partial; under merge none: the merged values
  * (SD_EINVAL when the parts' set does not match fp and the shape). */
-typedef sd_status (*cli_replica_fn)(void *arg, size_t k, double *value, sd_error *err);
-sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
+sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, sd_cmd_serving_replica run, void *arg,
                        double *value, sd_error *err);
 
 /* Merges the partial results in the files a->pos (merge's run): the job they

@@ -259,7 +259,7 @@ static sd_status replay_run(void *arg, uint64_t fingerprint, sd_engine_stats *ou
     return SD_OK;
 }
 
-sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, cli_replica_fn run, void *arg,
+sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, sd_cmd_serving_replica run, void *arg,
                        double *value, sd_error *err)
 {
     cli_replicas_io *io = a->replicas;

@@ -91,7 +91,7 @@ const char *sd_command_number_text(double x, char *buf, size_t size)
  * (an enum: its index, *is_enum set). */
 static double library_default(const sd_command *cmd, const sd_command_field *f, int *is_enum)
 {
-    unsigned char buf[8192];
+    unsigned char buf[SD_COMMAND_LIBRARY_MAX];
     size_t z;
     uint64_t u;
     unsigned k;
@@ -338,16 +338,37 @@ const char *sd_command_args_data_dir(const sd_command_args *a)
 
 /* ---- messages, tables, grids ------------------------------------------------------------------ */
 
-/* Library parameters whose option is not simply "--" + the name with '-' for '_'. */
+/* Library parameters whose option is not simply "--" + the name with '-' for '_', where the
+ * command has no such option: the option (or options) named instead, when the command has the
+ * field given. */
 static const struct {
-    const char *param, *flag;
+    const char *param, *flag, *field;
 } PARAM_FLAGS[] = {
-    { .param = "verifier", .flag = "--verify" },
-    { .param = "mean_length", .flag = "--mean-acceptance-length" },
-    { .param = "rate", .flag = "--acceptance-rate" },
-    { .param = "dir", .flag = "--out" },
-    { .param = NULL, .flag = NULL },
+    { .param = "verifier", .flag = "--verify", .field = "--verify" },
+    { .param = "mean_length", .flag = "--mean-acceptance-length", .field = "--mean-acceptance-length" },
+    { .param = "rate", .flag = "--acceptance-rate", .field = "--acceptance-rate" },
+    { .param = "dir", .flag = "--out", .field = "--out" },
+    { .param = "memory", .flag = "--prompt, --output: memory", .field = "--prompt" }, /* a request the cache cannot hold */
+    { .param = NULL, .flag = NULL, .field = NULL },
 };
+
+/* The option cmd names the library parameter param[0..n-1] by, into flag; 0 when it has none. */
+static int param_flag(const sd_command *cmd, const char *param, char *flag, size_t size)
+{
+    snprintf(flag, size, "--%s", param);
+    for (char *c = flag; *c; c++)
+        *c = *c == '_' ? '-' : *c;
+    if (strcmp(flag, "--data") == 0 || strcmp(flag, "--format") == 0 ||
+        (cmd != NULL && sd_command_field_find(cmd, flag, NULL) != NULL))
+        return 1;
+    for (int i = 0; PARAM_FLAGS[i].param != NULL; i++)
+        if (strcmp(PARAM_FLAGS[i].param, param) == 0 && cmd != NULL &&
+            sd_command_field_find(cmd, PARAM_FLAGS[i].field, NULL) != NULL) {
+            snprintf(flag, size, "%s", PARAM_FLAGS[i].flag);
+            return 1;
+        }
+    return 0;
+}
 
 void sd_command_name_flag(const sd_command *cmd, sd_error *err)
 {
@@ -357,17 +378,9 @@ void sd_command_name_flag(const sd_command *cmd, sd_error *err)
     char param[48], flag[64];
     memcpy(param, err->msg, n);
     param[n] = '\0';
-    snprintf(flag, sizeof flag, "--%s", param);
-    for (char *c = flag; *c; c++)
-        *c = *c == '_' ? '-' : *c;
-    for (int i = 0; PARAM_FLAGS[i].param != NULL; i++)
-        if (strcmp(PARAM_FLAGS[i].param, param) == 0)
-            snprintf(flag, sizeof flag, "%s", PARAM_FLAGS[i].flag);
-    int known = strcmp(flag, "--data") == 0 || strcmp(flag, "--format") == 0 ||
-                (cmd != NULL && sd_command_field_find(cmd, flag, NULL) != NULL);
-    size_t fl = strlen(flag), len = strlen(err->msg);
-    if (!known || len - n + fl >= sizeof err->msg) /* unknown, or no room: keep the parameter's name */
-        return;
+    size_t fl, len = strlen(err->msg);
+    if (!param_flag(cmd, param, flag, sizeof flag) || len - n + (fl = strlen(flag)) >= sizeof err->msg)
+        return; /* unknown, or no room: keep the parameter's name */
     memmove(err->msg + fl, err->msg + n, len - n + 1);
     memcpy(err->msg, flag, fl);
 }

@@ -25,6 +25,9 @@ const int *sd_command_is_FLAG(const int *);
     .type = SD_COMMAND_##kind,                                                                                    \
     .offset = offsetof(T, member) + 0 * sizeof(sd_command_is_##kind(&((T *)0)->member))
 
+/* The largest library defaults struct a row may read its defaults from (sd_command.library). */
+#define SD_COMMAND_LIBRARY_MAX 8192
+
 /* A field's default from the library's defaults struct L. */
 #define SD_FIELD_LIB(L, field, t) .lib = SD_COMMAND_LIB_##t, .lib_offset = offsetof(L, field)
 

@@ -86,7 +86,12 @@ sd_status sd_cmd_cost_presets(const sd_command_args *a, sd_presets *p, sd_error 
 sd_status sd_cmd_cost_request(const sd_command_args *a, const sd_presets *p, sd_roofline_request *rq, sd_cmd_costs *c,
                                sd_error *err)
 {
-    const char *draft = sd_command_args_value(a, "--draft");
+    return sd_cmd_cost_request_for(a, p, sd_command_args_value(a, "--draft"), rq, c, err);
+}
+
+sd_status sd_cmd_cost_request_for(const sd_command_args *a, const sd_presets *p, const char *draft,
+                                  sd_roofline_request *rq, sd_cmd_costs *c, sd_error *err)
+{
     sd_status st;
     memset(c, 0, sizeof *c);
     *rq = sd_cost_roofline_defaults();

@@ -39,6 +39,9 @@ sd_status sd_cmd_cost_request(const sd_command_args *a, const sd_presets *p, sd_
  * the band is or that there is none; and that the draft borrows the target's fit, when it does. */
 sd_status sd_cmd_costs_note(const sd_command_args *a, const sd_cmd_costs *c, const sd_roofline_request *rq, int band,
                             sd_table *t, sd_error *err);
+/* The same with the draft named by the caller (a preset, 'same', 'ngram'; NULL: "--draft is required"). */
+sd_status sd_cmd_cost_request_for(const sd_command_args *a, const sd_presets *p, const char *draft,
+                                  sd_roofline_request *rq, sd_cmd_costs *c, sd_error *err);
 void sd_cmd_costs_free(sd_cmd_costs *c);
 /* --counts FILE (with --counts-gamma G where the file does not state it): the engine's counters
  * fitted (fit.h) into the conditional acceptance of positions 1..top, acc_k = S_k / S_{k-1} with

@@ -4,13 +4,18 @@
 
 #include <string.h>
 
+_Static_assert(sizeof(sd_commands_lib) <= SD_COMMAND_LIBRARY_MAX, "the library defaults fit the rows' reader");
+
 void sd_commands_library(void *buf)
 {
-    const sd_commands_lib lib = { .synth = sd_synth_defaults(), .engine = sd_engine_defaults(),
+    sd_commands_lib lib = { .synth = sd_synth_defaults(), .engine = sd_engine_defaults(),
                                   .cost = sd_cost_defaults(), .ngram = sd_ngram_defaults(),
                                   .sampling = sd_sampling_defaults(), .validate = sd_validate_defaults(),
                                   .seed = SD_RNG_DEFAULT_SEED, .fit_level = SD_FIT_LEVEL,
-                                  .fit_replicates = SD_FIT_REPLICATES, .policies_gamma_max = SD_POLICIES_GAMMA_MAX };
+                                  .fit_replicates = SD_FIT_REPLICATES, .policies_gamma_max = SD_POLICIES_GAMMA_MAX,
+                                  .serving = sd_serving_defaults() };
+    lib.serving_prompt = lib.serving.prompt.value[0];
+    lib.serving_output = lib.serving.output.value[0];
     memcpy(buf, &lib, sizeof lib);
 }
 

@@ -14,6 +14,7 @@
 #include "specdec/policies.h"
 #include "specdec/rng.h"
 #include "specdec/sampling.h"
+#include "specdec/serving.h"
 #include "specdec/synth.h"
 #include "specdec/validate.h"
 
@@ -30,6 +31,8 @@ typedef struct {
     double fit_level;          /* SD_FIT_LEVEL */
     size_t fit_replicates;     /* SD_FIT_REPLICATES */
     size_t policies_gamma_max; /* SD_POLICIES_GAMMA_MAX */
+    sd_serving_config serving; /* sd_serving_defaults(): vLLM's scheduler */
+    double serving_prompt, serving_output; /* its prompt's and output's length */
 } sd_commands_lib;
 
 /* Fills buf with an sd_commands_lib (every command row's library()). */
