@@ -9,6 +9,7 @@ from . import commands as commands
 from .commands import speedup as speedup
 from .commands import expect as expect
 from .commands import roofline as roofline
+from .commands import serving as serving
 
 __version__: str
 library_path: str

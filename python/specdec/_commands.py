@@ -63,7 +63,7 @@ class Field:
             return False
         if self.default_text is None:
             return None
-        if self.kind in (REAL, LIST):
+        if self.kind in (REAL, LIST) or (self.kind == TEXT and self.domain is not None):
             try:
                 x = float(self.default_text)
             except ValueError:
@@ -82,15 +82,40 @@ class Field:
             return "%s | Sequence[%s] | NDArray[Any] | str | None" % (num, num)
         if self.kind == CHOICE:
             return "Literal[%s] | None" % ", ".join(repr(n) for n in self.names)
+        if self.metavar == "LIST":  # numbers and names (--gamma 0,2,goodput)
+            return "int | Sequence[int | str] | str | None"
+        if self.domain is not None:  # a number or a file's path (N|FILE)
+            return "%s | str | os.PathLike[str] | None" % num
         return "str | os.PathLike[str] | None"
 
     def doc_type(self):
         if self.kind == FLAG:
             return "bool, default False"
         kinds = {REAL: "int or float" if self.whole else "float", LIST: "number, sequence of numbers or str",
-                 CHOICE: "{%s}" % ", ".join(repr(n) for n in self.names), TEXT: "str or os.PathLike"}
+                 CHOICE: "{%s}" % ", ".join(repr(n) for n in self.names),
+                 TEXT: "number or list of numbers and names" if self.metavar == "LIST" else
+                 "number, str or os.PathLike" if self.domain is not None else "str or os.PathLike"}
         d = self.default()
         return "%s, %s" % (kinds[self.kind], "optional" if d is None else "default %r" % (d,))
+
+
+def _word(f, x):
+    """A number or a name as the program reads it."""
+    if isinstance(x, (bool, np.bool_)):
+        raise _lib.BadType("%s: expected a number or a name, not %s" % (f.option, type(x).__name__))
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    if isinstance(x, (float, np.floating)):
+        return str(int(x)) if float(x).is_integer() else repr(float(x))
+    return x
+
+
+def _words(f, value):
+    """A text field's value: as it is, a number (the N of N|FILE), or a list of numbers and names
+    (--gamma 0,2,goodput) joined as the program reads it."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return ",".join(str(_word(f, x)) for x in value)
+    return _word(f, value)
 
 
 def _text(value):
@@ -145,7 +170,7 @@ class _Request:
         elif f.kind == TEXT:
             if f.position and f.metavar and "FILE" in f.metavar and self._is_content(value):
                 value = self._temporary(value)
-            self.set_text(f.offset, value)
+            self.set_text(f.offset, _words(f, value))
         elif f.kind == CHOICE:
             if not isinstance(value, str):
                 raise _lib.BadType("%s: expected one of %s, not %s" % (f.option, ", ".join(f.names), type(value).__name__))
