@@ -77,10 +77,8 @@ static sd_status check_counts(const sd_counters_ctx *cx, sd_counts *c)
     }
     if (!c->has_positions)
         memset(c->accepted_at, 0, sizeof c->accepted_at);
-    if (cx->opt->gamma && c->gamma != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: gamma %zu was given, but the counts have %zu positions",
-                              cx->path, cx->opt->gamma, c->gamma);
-    return sd_counts_invariants(cx->path, c, 1, cx->err);
+    sd_status st = sd_counts_gamma_agrees(cx, 0, c->gamma, "the counts have %zu positions", c->gamma);
+    return st != SD_OK ? st : sd_counts_invariants(cx->path, c, 1, cx->err);
 }
 
 /* ---- detection and the entry point -------------------------------------------------------- */

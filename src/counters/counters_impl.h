@@ -102,6 +102,30 @@ __attribute__((format(printf, 2, 3))) void sd_counts_note(sd_counts *c, const ch
  * the message starting with who. */
 sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err);
 
+/* A part of an input's counts -- a request, a run, a block, a table row, a label set --
+ * that a reader checks on its own before sd_counts_add adds it to the whole. */
+typedef struct {
+    double drafts, draft_tokens, accepted_tokens;
+    size_t positions;         /* per-position counts in accepted_at (0: none) */
+    double accepted_at[MAXG]; /* [i]: drafts accepted through position i + 1 */
+} sd_counts_block;
+
+/* Adds b to c: its drafts, draft tokens and accepted tokens, and accepted_at[0 ..
+ * b->positions - 1] to c's per-position counts. */
+void sd_counts_add(sd_counts *c, const sd_counts_block *b);
+
+/* Adds to b n drafts that accepted exactly j tokens each (j <= MAXG): drafts += n,
+ * accepted tokens += j x n, accepted_at[0 .. j - 1] += n; positions becomes at least j.
+ * A histogram of drafts by accepted tokens is this over its buckets. */
+void sd_counts_block_accepting(sd_counts_block *b, size_t j, double n);
+
+/* The draft length the input states, g, reconciled with the one the caller gave
+ * (cx->opt->gamma; 0: none): SD_OK when none was given or the two agree; else SD_EINVAL
+ * "PATH:LINE: gamma G was given, but " followed by what states g (fmt and its arguments,
+ * e.g. "the block has %zu positions"); line 0 leaves out ":LINE". */
+__attribute__((format(printf, 4, 5))) sd_status sd_counts_gamma_agrees(const sd_counters_ctx *cx, size_t line,
+                                                                        size_t g, const char *fmt, ...);
+
 /* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
 
 /* prometheus.c: a saved /metrics scrape with vLLM's, llama.cpp's, TensorRT-LLM's or SGLang's

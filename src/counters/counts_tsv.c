@@ -74,7 +74,9 @@ static sd_status tsv_columns(const sd_counters_ctx *cx, const sd_tsv *tv, size_t
 static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, const size_t *col, const size_t *acc,
                          size_t G, sd_counts *c)
 {
-    double g, n, a[MAXG], D, A;
+    sd_counts_block part = { .positions = G };
+    double *a = part.accepted_at;
+    double g, n, D, A;
     double sum = 0.0;
     size_t ln = tv->row[r].line;
     sd_status st = tsv_num(cx, tv, r, col[0], MAXG, &g);
@@ -103,11 +105,10 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
                               "%s:%zu: %.0f accepted and %.0f draft tokens: expected accepted = the sum of accepted_i "
                               "(%.0f) and accepted <= draft tokens <= drafts x gamma (%.0f)",
                               cx->path, ln, A, D, sum, n * g);
-    c->drafts += n;
-    c->draft_tokens += D;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < G; i++)
-        c->accepted_at[i] += a[i];
+    part.drafts = n;
+    part.draft_tokens = D;
+    part.accepted_tokens = A;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 
@@ -149,10 +150,9 @@ static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r,
     if (a > (double)cx->opt->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: accepted %.0f exceeds gamma %zu", cx->path, tv->row[r].line,
                               a, cx->opt->gamma);
-    c->drafts += n;
-    c->accepted_tokens += a * n;
-    for (size_t i = 0; i < (size_t)a; i++)
-        c->accepted_at[i] += n;
+    sd_counts_block part = { 0 };
+    sd_counts_block_accepting(&part, (size_t)a, n);
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 

@@ -85,9 +85,9 @@ sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t,
     if (g < 1 || g > MAXG)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: n_draft = %llu: gamma must be in [1, %d]", cx->path,
                               at[L_DRAFT], (unsigned long long)g, MAXG);
-    if (cx->opt->gamma && cx->opt->gamma != g)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but n_draft = %llu", cx->path,
-                              at[L_DRAFT], cx->opt->gamma, (unsigned long long)g);
+    sd_status st = sd_counts_gamma_agrees(cx, at[L_DRAFT], (size_t)g, "n_draft = %llu", (unsigned long long)g);
+    if (st != SD_OK)
+        return st;
     if (A > D || A >= P)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: n_accept = %llu, n_drafted = %llu, n_predict = %llu: expected n_accept <= "

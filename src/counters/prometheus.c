@@ -261,11 +261,10 @@ static sd_status b_vllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_
     c->gamma = k;
     c->has_positions = 1;
     for (size_t j = 0; j < ng; j++) {
-        c->drafts += g[j].v[R_DRAFTS];
-        c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
-        c->accepted_tokens += g[j].v[R_ACCEPTED];
-        for (size_t i = 0; i < k; i++)
-            c->accepted_at[i] += g[j].pos[0][i];
+        sd_counts_block set = { .drafts = g[j].v[R_DRAFTS], .draft_tokens = g[j].v[R_DRAFT_TOKENS],
+                                .accepted_tokens = g[j].v[R_ACCEPTED], .positions = k };
+        memcpy(set.accepted_at, g[j].pos[0], k * sizeof *set.accepted_at);
+        sd_counts_add(c, &set);
     }
     for (size_t i = 0; i < k; i++)
         c->reached[i] = c->drafts;

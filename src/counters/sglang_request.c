@@ -137,22 +137,17 @@ static sd_status sg_meta(const sd_counters_ctx *cx, const sd_json *m, sg_sum *su
         g = cx->opt->gamma;
         from = NULL;
     }
-    if (cx->opt->gamma && g != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the request has %zu (%s)", cx->path,
-                              ln, cx->opt->gamma, g, from);
+    if ((st = sd_counts_gamma_agrees(cx, ln, g, "the request has %zu (%s)", g, from)) != SD_OK)
+        return st;
     sd_counts *c = sum->c;
     if (c->gamma && g != c->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the request has a draft length of %zu, line %zu's %zu",
                               cx->path, ln, g, sum->first_line, c->gamma);
-    double at[MAXG] = { 0 };
+    sd_counts_block part = { 0 };
     if (has_h) {
-        double D = 0.0, S = 0.0;
-        for (size_t j = 0; j <= g; j++) {
-            D += h[j];
-            S += (double)j * h[j];
-            for (size_t i = 0; i < j; i++)
-                at[i] += h[j];
-        }
+        for (size_t j = 0; j <= g; j++)
+            sd_counts_block_accepting(&part, j, h[j]);
+        const double D = part.drafts, S = part.accepted_tokens;
         if (fabs(D - V) > 0.5)
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: spec_verify_ct %.0f, but the histogram sums to %.0f",
                                   cx->path, ln, V, D);
@@ -180,11 +175,10 @@ static sd_status sg_meta(const sd_counters_ctx *cx, const sd_json *m, sg_sum *su
         sum->first_line = ln;
     sum->with_hist += has_h;
     c->gamma = g;
-    c->drafts += V;
-    c->draft_tokens += P;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < g; i++)
-        c->accepted_at[i] += at[i];
+    part.drafts = V;
+    part.draft_tokens = P;
+    part.accepted_tokens = A;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 

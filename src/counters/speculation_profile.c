@@ -96,9 +96,8 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_speculative_tokens %llu is outside [1, %d]", cx->path,
                               v->line, (unsigned long long)K, MAXG);
     const size_t g = (size_t)K;
-    if (cx->opt->gamma && cx->opt->gamma != g)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but num_speculative_tokens is %zu",
-                              cx->path, v->line, cx->opt->gamma, g);
+    if ((st = sd_counts_gamma_agrees(cx, v->line, g, "num_speculative_tokens is %zu", g)) != SD_OK)
+        return st;
     double m[MAXG], cond[MAXG], sum = 0.0;
     if ((st = sp_rates(cx, p, "marginal_accept_rates", g, m)) != SD_OK)
         return st;
@@ -147,13 +146,10 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
                               "%s:%zu: acceptance_length_histogram has length %zu, but num_speculative_tokens %zu allows "
                               "at most %zu",
                               cx->path, hv->line, len, g, g + 1);
-    /* h[L - 1]: steps that emitted L tokens, L - 1 drafts accepted */
-    for (size_t L = 1; L <= g + 1; L++) {
-        c->drafts += h[L - 1];
-        c->accepted_tokens += (double)(L - 1) * h[L - 1];
-        for (size_t i = 0; i + 2 <= L; i++)
-            c->accepted_at[i] += h[L - 1];
-    }
+    sd_counts_block steps = { 0 };
+    for (size_t j = 0; j <= g; j++) /* h[j]: steps that emitted j + 1 tokens, j drafts accepted */
+        sd_counts_block_accepting(&steps, j, h[j]);
+    sd_counts_add(c, &steps);
     if (!(c->drafts >= 1.0))
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: acceptance_length_histogram holds no step", cx->path,
                               hv->line);

@@ -107,19 +107,16 @@ static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *s
                               "no num_spec_tokens: give it with %s (vLLM's num_speculative_tokens)",
                               cx->path, hv->line, sd_counters_gamma_name(cx));
     sd_counts *c = sum->c;
-    if (cx->opt->gamma && g != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the request has %zu (%s)",
-                              cx->path, ln, cx->opt->gamma, g, K >= 0 ? "num_spec_tokens" : "the histogram's length - 1");
+    if ((st = sd_counts_gamma_agrees(cx, ln, g, "the request has %zu (%s)", g,
+                                     K >= 0 ? "num_spec_tokens" : "the histogram's length - 1")) != SD_OK)
+        return st;
     if (c->gamma && g != c->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the request has %zu speculative tokens, line %zu's %zu",
                               cx->path, ln, g, sum->first_line, c->gamma);
-    double D = 0.0, A = 0.0, at[MAXG] = { 0 };
-    for (size_t j = 0; j <= g; j++) {
-        D += h[j];
-        A += (double)j * h[j];
-        for (size_t i = 0; i < j; i++)
-            at[i] += h[j];
-    }
+    sd_counts_block part = { 0 };
+    for (size_t j = 0; j <= g; j++)
+        sd_counts_block_accepting(&part, j, h[j]);
+    const double D = part.drafts, A = part.accepted_tokens;
     if (steps >= 0 && fabs(steps - D) > 0.5)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_steps %.0f, but acceptance_histogram sums to %.0f",
                               cx->path, ln, steps, D);
@@ -139,11 +136,8 @@ static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *s
     if (sum->with_stats++ == 0)
         sum->first_line = ln;
     c->gamma = g;
-    c->drafts += D;
-    c->draft_tokens += X;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < g; i++)
-        c->accepted_at[i] += at[i];
+    part.draft_tokens = X;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 

@@ -100,10 +100,10 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
     if (s->gamma && o->k != s->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens, but an earlier run had %zu",
                               cx->path, o->line, (unsigned long long)o->k, s->gamma);
-    if (cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: gamma %zu was given, but the line has %llu speculative tokens", cx->path,
-                              o->line, cx->opt->gamma, (unsigned long long)o->k);
+    sd_status st = sd_counts_gamma_agrees(cx, o->line, (size_t)o->k, "the line has %llu speculative tokens",
+                                          (unsigned long long)o->k);
+    if (st != SD_OK)
+        return st;
     s->gamma = (size_t)o->k;
     s->runs++;
     s->drafts += (double)(o->D / o->k);

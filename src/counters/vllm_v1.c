@@ -123,10 +123,11 @@ static sd_status v1_check(const sd_counters_ctx *cx, size_t ln, const v1_line *o
     if (o->D > 0 && o->has_L && !(o->L >= 1.0 && isfinite(o->L)))
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1",
                               cx->path, ln, o->L);
-    if (o->D > 0 && o->k > 0 && cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: gamma %zu was given, but the line has %zu per-position rates", cx->path, ln,
-                              cx->opt->gamma, o->k);
+    sd_status st = o->D > 0 && o->k > 0
+                       ? sd_counts_gamma_agrees(cx, ln, o->k, "the line has %zu per-position rates", o->k)
+                       : SD_OK;
+    if (st != SD_OK)
+        return st;
     if (o->D > 0 && o->k == 0 && !o->has_L && cx->opt->gamma == 0)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the line gives neither a mean acceptance length nor per-position rates: give "

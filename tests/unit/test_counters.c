@@ -835,6 +835,7 @@ Suite *counters_suite(void)
     tcase_add_test(tc, count_beyond_2_53);
     tcase_add_test(tc, derive_lines);
     tcase_add_test(tc, derive_reached);
+    counters_readers_tests(tc);
     suite_add_tcase(s, tc);
     return s;
 }
