@@ -112,7 +112,7 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
     return SD_OK;
 }
 
-sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[4], acc[MAXG];
@@ -156,7 +156,7 @@ static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r,
     return SD_OK;
 }
 
-sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[2] = { SIZE_MAX, SIZE_MAX };
@@ -216,14 +216,35 @@ static int has_column(const char *line, const char *word)
     return has;
 }
 
-int sd_counts_tsv_detect(const char *line, int first)
+static int tsv_detect(const char *line, int first)
 {
     (void)first;
     return has_column(line, "gamma") && has_column(line, "drafts");
 }
 
-int sd_counts_tsv_histogram_detect(const char *line, int first)
+static int histogram_detect(const char *line, int first)
 {
     (void)first;
     return has_column(line, "accepted") && has_column(line, "count");
 }
+
+/* The row of tsv: this project's table of counts, read again from cx->path as a TSV file
+ * (sd_tsv_load), not from t.  detect: the header has the columns gamma and drafts.  read:
+ * gamma, drafts, accepted_1 .. accepted_G [, draft_tokens] [, accepted_tokens], the rows
+ * summed. */
+const sd_counters_reader sd_counters_reader_tsv = {
+    .name = "tsv",
+    .by = SD_COUNTERS_BY_HEADER,
+    .detect = tsv_detect,
+    .read = tsv_read,
+};
+
+/* The row of histogram: this project's histogram, read as the tsv table is.  detect: the header
+ * has the columns accepted and count.  read: the drafts with each number of accepted tokens,
+ * given opt->gamma. */
+const sd_counters_reader sd_counters_reader_histogram = {
+    .name = "histogram",
+    .by = SD_COUNTERS_BY_HEADER,
+    .detect = histogram_detect,
+    .read = histogram_read,
+};

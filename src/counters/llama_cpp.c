@@ -486,7 +486,7 @@ static void ll_notes(sd_counts *c, const ll_log *lg, const sd_derive_sum *s, int
                        c->gamma);
 }
 
-sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     ll_log lg = { 0 };
     sd_derive_sum s = { 0 };
@@ -530,9 +530,20 @@ sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_coun
     return st;
 }
 
-int sd_llama_cpp_detect(const char *line, int first)
+static int llama_cpp_detect(const char *line, int first)
 {
     const char *after;
     (void)first;
     return ll_kind(line, &after) != LL_NONE;
 }
+
+/* The row of llama.cpp: llama-server's logs.  detect: the line is a "draft acceptance [rate]
+ * =", an "acc per pos =" or a "statistics NAME: .. #gen drafts" line.  read: the per-request
+ * lines summed when each gives a mean length or rates, else the last statistics line of each
+ * implementation's run; reached[] assumed as the notes say. */
+const sd_counters_reader sd_counters_reader_llama_cpp = {
+    .name = "llama.cpp",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = llama_cpp_detect,
+    .read = llama_cpp_read,
+};

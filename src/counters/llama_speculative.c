@@ -56,7 +56,7 @@ static int ls_field(const char *line, const char **v, size_t *vn)
     return -1;
 }
 
-sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     uint64_t v[L_N] = { 0 };
     size_t at[L_N] = { 0 };
@@ -128,7 +128,7 @@ sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t,
     return SD_OK;
 }
 
-int sd_llama_speculative_detect(const char *line, int first)
+static int llama_speculative_detect(const char *line, int first)
 {
     const char *v;
     size_t vn;
@@ -136,3 +136,14 @@ int sd_llama_speculative_detect(const char *line, int first)
     int k = ls_field(line, &v, &vn);
     return k == L_DRAFTED || k == L_ACCEPT || k == L_DRAFT || k == L_PREDICT;
 }
+
+/* The row of llama-speculative: the final counters of llama.cpp's speculative examples
+ * ("n_draft =", "n_predict =", "n_drafted =", "n_accept =", "accept =").  detect: any of the
+ * first four.  read: gamma = n_draft, drafts = n_predict - n_accept, no positions, reached[]
+ * assumed. */
+const sd_counters_reader sd_counters_reader_llama_speculative = {
+    .name = "llama-speculative",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = llama_speculative_detect,
+    .read = llama_speculative_read,
+};

@@ -536,7 +536,7 @@ static sd_status p_none(const sd_counters_ctx *cx, const sd_expo_select *sel)
         sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "");
 }
 
-sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     sd_expo_scrape now = { .group = -1 };
     sd_expo_scrape then = { .group = -1 };
@@ -575,7 +575,7 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     return st;
 }
 
-int sd_prometheus_detect(const char *line, int first)
+static int prometheus_detect(const char *line, int first)
 {
     const char *b = sd_text_skip_blank(line);
     if (*b == '{')
@@ -634,3 +634,17 @@ sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *
         return sd_status_fail(err, SD_EIO, "output: write error: %s", strerror(errno));
     return SD_OK;
 }
+
+/* The row of prometheus: a saved /metrics scrape, the fallback.  detect: the line, past its
+ * blanks, starts with vllm:spec_decode_, llamacpp:spec_decode_, trtllm_spec_decode_ or
+ * sglang:spec_ (a sample's name, plain or as {"...), or it is the file's first line that is not
+ * blank and starts with "# HELP " or "# TYPE ".  read: every line checked as exposition text
+ * (exposition.h); one engine's metrics over the label sets (or the one opt->select picks), less
+ * the counters of the scrape opt->since, turned into counts by that engine's rule. */
+const sd_counters_reader sd_counters_reader_prometheus = {
+    .name = "prometheus",
+    .by = SD_COUNTERS_FALLBACK,
+    .scrape = 1,
+    .detect = prometheus_detect,
+    .read = prometheus_read,
+};

@@ -85,7 +85,7 @@ static unsigned sg_fits(const sg_line *o, size_t g)
     return v;
 }
 
-sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     size_t lines = 0, rated = 0, g = cx->opt->gamma;
     size_t first_line = 0;
@@ -180,8 +180,18 @@ sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts 
     return SD_OK;
 }
 
-int sd_sglang_detect(const char *line, int first)
+static int sglang_detect(const char *line, int first)
 {
     (void)first;
     return sg_is_line(line);
 }
+
+/* The row of sglang: SGLang's "Decode batch ... accept len: x[, accept rate: y]" lines.
+ * detect: a "Decode batch" line with "accept len:".  read: a gauge, the plain mean of the
+ * lines' accept len - 1; gamma from opt->gamma or the one (version, gamma) the rates fit. */
+const sd_counters_reader sd_counters_reader_sglang = {
+    .name = "sglang",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = sglang_detect,
+    .read = sglang_read,
+};

@@ -190,13 +190,13 @@ static sd_status sg_record(const sd_counters_ctx *cx, const sd_json *rec, void *
     return sg_meta(cx, m ? m : rec, sum);
 }
 
-int sd_sglang_request_detect(const char *line, int first)
+static int sglang_request_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "spec_verify_ct");
 }
 
-sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
     sg_sum sum = { .c = c };
@@ -221,3 +221,12 @@ sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd
                        sum.records);
     return SD_OK;
 }
+
+/* The row of sglang-request: SGLang's per-request meta_info.  detect: the member name
+ * "spec_verify_ct".  read: every request's counts (and histogram), summed. */
+const sd_counters_reader sd_counters_reader_sglang_request = {
+    .name = "sglang-request",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = sglang_request_detect,
+    .read = sglang_request_read,
+};

@@ -174,13 +174,13 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
     return SD_OK;
 }
 
-int sd_speculation_profile_detect(const char *line, int first)
+static int speculation_profile_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "marginal_accept_rates");
 }
 
-sd_status sd_speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
     sd_json_docs d;
@@ -289,3 +289,13 @@ sd_status sd_counters_write_profile(const sd_counts *c, FILE *out, sd_error *err
         return sd_status_fail(err, SD_EIO, "speculation profile: write error: %s", strerror(errno));
     return SD_OK;
 }
+
+/* The row of speculation-profile: NVIDIA Model-Optimizer's speculation_profile.json.  detect:
+ * the member name "marginal_accept_rates".  read: the profile's histogram as counts, else a
+ * gauge. */
+const sd_counters_reader sd_counters_reader_speculation_profile = {
+    .name = "speculation-profile",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = speculation_profile_detect,
+    .read = speculation_profile_read,
+};

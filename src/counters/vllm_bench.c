@@ -174,7 +174,7 @@ static sd_status bench_add(const sd_counters_ctx *cx, const bench_block *b, sd_c
     return SD_OK;
 }
 
-sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     bench_block b;
     int open = 0;
@@ -215,8 +215,18 @@ sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     return SD_OK;
 }
 
-int sd_vllm_bench_detect(const char *line, int first)
+static int vllm_bench_detect(const char *line, int first)
 {
     (void)first;
     return bench_header(line);
 }
+
+/* The row of vllm-bench: `vllm bench serve`'s "Speculative Decoding" block.  detect: its header
+ * line (dashes around "Speculative Decoding").  read: each block's counts and per-position
+ * counts derived from the printed rates, the blocks summed. */
+const sd_counters_reader sd_counters_reader_vllm_bench = {
+    .name = "vllm-bench",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_bench_detect,
+    .read = vllm_bench_read,
+};

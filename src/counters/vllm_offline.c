@@ -139,7 +139,7 @@ static sd_status off_add(const sd_counters_ctx *cx, const off_block *b, sd_count
     return SD_OK;
 }
 
-sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     off_block b;
     int open = 0;
@@ -184,10 +184,21 @@ sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_c
     return SD_OK;
 }
 
-int sd_vllm_offline_detect(const char *line, int first)
+static int vllm_offline_detect(const char *line, int first)
 {
     const char *key, *v;
     size_t kn, vn;
     (void)first;
     return off_kind(line, &key, &kn, &v, &vn) != OFF_NONE;
 }
+
+/* The row of vllm-offline: examples/offline_inference/spec_decode.py's summary.  detect: a line
+ * "num_drafts:", "num_draft_tokens:", "num_accepted_tokens:", "mean acceptance length:" or
+ * "acceptance at token i:".  read: each summary (from its num_drafts line) with its
+ * per-position counts derived, the summaries summed. */
+const sd_counters_reader sd_counters_reader_vllm_offline = {
+    .name = "vllm-offline",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_offline_detect,
+    .read = vllm_offline_read,
+};

@@ -167,13 +167,13 @@ static sd_status vr_record(const sd_counters_ctx *cx, const sd_json *rec, void *
     return SD_OK;
 }
 
-int sd_vllm_request_detect(const char *line, int first)
+static int vllm_request_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "acceptance_histogram");
 }
 
-sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     (void)t;
     vr_sum sum = { .c = c };
@@ -199,3 +199,12 @@ sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_c
                        c->draft_tokens, c->drafts, c->gamma);
     return SD_OK;
 }
+
+/* The row of vllm-request: vLLM's per-request metrics.speculative_decoding.  detect: the member
+ * name "acceptance_histogram".  read: every record's histogram (sd_counters_json_each), summed. */
+const sd_counters_reader sd_counters_reader_vllm_request = {
+    .name = "vllm-request",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = vllm_request_detect,
+    .read = vllm_request_read,
+};

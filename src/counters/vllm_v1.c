@@ -164,7 +164,7 @@ static sd_status v1_line_add(const sd_counters_ctx *cx, size_t ln, const v1_line
     return SD_OK;
 }
 
-sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
 {
     sd_derive_sum s = { 0 };
     v1_line o;
@@ -209,8 +209,17 @@ sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     return SD_OK;
 }
 
-int sd_vllm_v1_detect(const char *line, int first)
+static int vllm_v1_detect(const char *line, int first)
 {
     (void)first;
     return strstr(line, "SpecDecoding metrics:") != NULL;
 }
+
+/* The row of vllm-v1: vLLM V1's log lines.  detect: the line has "SpecDecoding metrics:".
+ * read: those lines summed, each line's drafts derived. */
+const sd_counters_reader sd_counters_reader_vllm_v1 = {
+    .name = "vllm-v1",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_v1_detect,
+    .read = vllm_v1_read,
+};
