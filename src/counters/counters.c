@@ -82,7 +82,7 @@ static int is_header(const char *line)
  * the one log reader whose lines t has, else the fallback when it recognised
  * a line.  SD_EINVAL when t has the lines of two JSON or two log readers, or
  * nothing recognisable. */
-static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
+static sd_status detect(const sd_counters_ctx *cx, const sd_text_lines *t, size_t *f)
 {
     const sd_counters_reader *const *R = sd_counters_readers;
     int seen[NREADERS] = { 0 };
@@ -132,7 +132,7 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
 }
 
 /* The reader named by cx->opt->format, else the one detect() finds (*f). */
-static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
+static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text_lines *t, size_t *f)
 {
     if (cx->opt->format != NULL) {
         char list[400];
@@ -151,7 +151,7 @@ sd_status sd_counters_load(const char *path, const sd_counts_options *opt, sd_co
 {
     static const sd_counts_options none = { 0 };
     const sd_counters_ctx cx = { path, opt ? opt : &none, err };
-    sd_text t;
+    sd_text_lines t;
     size_t f = 0;
     if (cx.opt->gamma > MAXG)
         return sd_status_fail(err, SD_EINVAL, "%s: gamma %zu is beyond %d", path, cx.opt->gamma, MAXG);

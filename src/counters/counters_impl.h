@@ -78,7 +78,7 @@ typedef struct {
      * accepted_at without positions) and checks the invariants.  SD_EINVAL
      * with a message naming the line at fault, or SD_ENOMEM; *c is then
      * discarded. */
-    sd_status (*read)(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+    sd_status (*read)(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c);
 } sd_counters_reader;
 
 /* The rows, sd_counters_reader_ID for each line SD_COUNTERS_READER(ID) of readers.def. */

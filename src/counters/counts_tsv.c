@@ -112,7 +112,7 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
     return SD_OK;
 }
 
-static sd_status tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status tsv_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[4], acc[MAXG];
@@ -156,7 +156,7 @@ static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r,
     return SD_OK;
 }
 
-static sd_status histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status histogram_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[2] = { SIZE_MAX, SIZE_MAX };

@@ -308,7 +308,7 @@ static sd_status ll_push_req(const sd_counters_ctx *cx, ll_log *lg, const ll_req
 /* The llama.cpp lines of t into lg: the request lines (with their "acc per
  * pos" lines), and per implementation the last statistics line of each run.
  * SD_EINVAL at the first line that does not parse; SD_ENOMEM. */
-static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text *t, ll_log *lg)
+static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text_lines *t, ll_log *lg)
 {
     sd_status st = SD_OK;
     for (size_t i = 0; i < t->n && st == SD_OK; i++) {
@@ -486,7 +486,7 @@ static void ll_notes(sd_counts *c, const ll_log *lg, const sd_derive_sum *s, int
                        c->gamma);
 }
 
-static sd_status llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_cpp_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     ll_log lg = { 0 };
     sd_derive_sum s = { 0 };

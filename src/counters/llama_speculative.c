@@ -56,7 +56,7 @@ static int ls_field(const char *line, const char **v, size_t *vn)
     return -1;
 }
 
-static sd_status llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_speculative_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     uint64_t v[L_N] = { 0 };
     size_t at[L_N] = { 0 };

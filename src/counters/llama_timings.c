@@ -69,7 +69,7 @@ static int llama_timings_detect(const char *line, int first)
     return sd_counters_json_has_key(line, "draft_n_accepted");
 }
 
-static sd_status llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_timings_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     lt_sum sum = { 0 };

@@ -536,7 +536,7 @@ static sd_status p_none(const sd_counters_ctx *cx, const sd_expo_select *sel)
         sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "");
 }
 
-static sd_status prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status prometheus_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_expo_scrape now = { .group = -1 };
     sd_expo_scrape then = { .group = -1 };
@@ -546,7 +546,7 @@ static sd_status prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd
     if (st == SD_OK)
         st = sd_expo_scan(cx->path, t, &TABLE, &sel, &now, cx->err);
     if (st == SD_OK && cx->opt->since) {
-        sd_text ts;
+        sd_text_lines ts;
         if ((st = sd_text_read(cx->opt->since, &ts, cx->err)) == SD_OK) {
             st = sd_expo_scan(cx->opt->since, &ts, &TABLE, &sel, &then, cx->err);
             sd_text_free(&ts);

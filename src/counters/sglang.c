@@ -85,7 +85,7 @@ static unsigned sg_fits(const sg_line *o, size_t g)
     return v;
 }
 
-static sd_status sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status sglang_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     size_t lines = 0, rated = 0, g = cx->opt->gamma;
     size_t first_line = 0;

@@ -196,7 +196,7 @@ static int sglang_request_detect(const char *line, int first)
     return sd_counters_json_has_key(line, "spec_verify_ct");
 }
 
-static sd_status sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status sglang_request_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     sg_sum sum = { .c = c };

@@ -180,7 +180,7 @@ static int speculation_profile_detect(const char *line, int first)
     return sd_counters_json_has_key(line, "marginal_accept_rates");
 }
 
-static sd_status speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status speculation_profile_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     sd_json_docs d;

@@ -86,7 +86,7 @@ static int tb_fits(const tb_block *b, size_t g)
     return 1;
 }
 
-static sd_status trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status trtllm_bench_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     tb_block b;
     size_t blocks = 0;

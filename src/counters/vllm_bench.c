@@ -174,7 +174,7 @@ static sd_status bench_add(const sd_counters_ctx *cx, const bench_block *b, sd_c
     return SD_OK;
 }
 
-static sd_status vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_bench_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     bench_block b;
     int open = 0;

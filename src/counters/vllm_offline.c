@@ -139,7 +139,7 @@ static sd_status off_add(const sd_counters_ctx *cx, const off_block *b, sd_count
     return SD_OK;
 }
 
-static sd_status vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_offline_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     off_block b;
     int open = 0;

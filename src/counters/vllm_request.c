@@ -173,7 +173,7 @@ static int vllm_request_detect(const char *line, int first)
     return sd_counters_json_has_key(line, "acceptance_histogram");
 }
 
-static sd_status vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_request_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     vr_sum sum = { .c = c };

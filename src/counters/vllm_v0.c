@@ -114,7 +114,7 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
     return SD_OK;
 }
 
-static sd_status vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v0_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     v0_sum s = { .all_E = 1 };
     v0_line prev = { 0 };

@@ -164,7 +164,7 @@ static sd_status v1_line_add(const sd_counters_ctx *cx, size_t ln, const v1_line
     return SD_OK;
 }
 
-static sd_status vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v1_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_derive_sum s = { 0 };
     v1_line o;

@@ -78,7 +78,7 @@ static sd_status early_parse(const sd_counters_ctx *cx, size_t ln, const char *b
     return SD_OK;
 }
 
-static sd_status vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     size_t g = cx->opt->gamma;
     size_t lines = 0;

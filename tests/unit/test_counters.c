@@ -559,7 +559,7 @@ START_TEST(text_lines)
     static const char body[] = "a\r\nbb\n\nc\0dd\nlast";
     ck_assert_int_eq(write(fd, body, sizeof body - 1), (ssize_t)(sizeof body - 1));
     close(fd);
-    sd_text t;
+    sd_text_lines t;
     sd_error err = { "" };
     ck_assert_int_eq(sd_text_read(path, &t, &err), SD_OK);
     ck_assert_uint_eq(t.n, 5);
