@@ -54,6 +54,43 @@ static sd_status vr_ratio(const sd_counters_ctx *cx, const sd_json *s, const cha
     return st;
 }
 
+/* The draft length of the stats object at line ln (*g): num_spec_tokens K (-1: absent), else
+ * the dense histogram's length - 1, else opt->gamma; the histogram hv (len entries, dense or
+ * not) must fit it.  SD_EINVAL when K is out of range, the histogram does not fit, or a
+ * sparse histogram comes with neither K nor opt->gamma. */
+static sd_status vr_gamma(const sd_counters_ctx *cx, size_t ln, const sd_json *hv, size_t len, int dense, double K,
+                          size_t *g)
+{
+    if (K >= 0) {
+        if (K < 1 || K > MAXG)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_tokens %.0f is outside [1, %d]", cx->path, ln,
+                                  K, MAXG);
+        *g = (size_t)K;
+        if ((dense && len != *g + 1) || (!dense && len > *g + 1))
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram has %s %zu, but num_spec_tokens %zu allows 0 .. %zu "
+                                  "accepted tokens",
+                                  cx->path, hv->line, dense ? "length" : "a key up to", dense ? len : len - 1, *g, *g);
+    } else if (dense) {
+        if (len < 2)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram of length %zu: expected num_spec_tokens + 1 >= 2 entries",
+                                  cx->path, hv->line, len);
+        *g = len - 1;
+    } else if (cx->opt->gamma) {
+        *g = cx->opt->gamma;
+        if (len > *g + 1)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram has a key %zu, beyond gamma %zu given", cx->path,
+                                  hv->line, len - 1, *g);
+    } else
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: the sparse acceptance_histogram does not state the draft length and there is "
+                              "no num_spec_tokens: give it with %s (vLLM's num_speculative_tokens)",
+                              cx->path, hv->line, sd_counters_gamma_name(cx));
+    return SD_OK;
+}
+
 /* One stats object s (a request's or a choice's): its histogram checked and added to the sum. */
 static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *sum)
 {
@@ -79,33 +116,8 @@ static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *s
         return st;
     size_t ln = s->line;
     size_t g = 0;
-    if (K >= 0) {
-        if (K < 1 || K > MAXG)
-            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_tokens %.0f is outside [1, %d]", cx->path, ln,
-                                  K, MAXG);
-        g = (size_t)K;
-        if ((dense && len != g + 1) || (!dense && len > g + 1))
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram has %s %zu, but num_spec_tokens %zu allows 0 .. %zu "
-                                  "accepted tokens",
-                                  cx->path, hv->line, dense ? "length" : "a key up to", dense ? len : len - 1, g, g);
-    } else if (dense) {
-        if (len < 2)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram of length %zu: expected num_spec_tokens + 1 >= 2 entries",
-                                  cx->path, hv->line, len);
-        g = len - 1;
-    } else if (cx->opt->gamma) {
-        g = cx->opt->gamma;
-        if (len > g + 1)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram has a key %zu, beyond gamma %zu given", cx->path,
-                                  hv->line, len - 1, g);
-    } else
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: the sparse acceptance_histogram does not state the draft length and there is "
-                              "no num_spec_tokens: give it with %s (vLLM's num_speculative_tokens)",
-                              cx->path, hv->line, sd_counters_gamma_name(cx));
+    if ((st = vr_gamma(cx, ln, hv, len, dense, K, &g)) != SD_OK)
+        return st;
     sd_counts *c = sum->c;
     if ((st = sd_counts_gamma_agrees(cx, ln, g, "the request has %zu (%s)", g,
                                      K >= 0 ? "num_spec_tokens" : "the histogram's length - 1")) != SD_OK)
