@@ -13,7 +13,8 @@
  *
  * A new reader: its file FORMAT.c, with static detect and read functions and the row
  *     const sd_counters_reader sd_counters_reader_ID = { .name = "FORMAT", .by = ..., ... };
- * and the line SD_COUNTERS_READER(ID) in readers.def.
+ * (ID: FORMAT with '-' and '.' written '_'), and the line SD_COUNTERS_READER(ID) at the end
+ * of readers.def; the table, the names, the messages and its fuzz harness follow.
  */
 #ifndef SPECDEC_COUNTERS_IMPL_H
 #define SPECDEC_COUNTERS_IMPL_H
