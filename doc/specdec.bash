@@ -3,10 +3,11 @@
 # Install as PREFIX/share/bash-completion/completions/specdec, or source it:
 #     . doc/specdec.bash
 # Completes the global options and the commands, each command's options (as
-# 'specdec COMMAND --help' prints them), the values of --format, --verify,
-# --family, --regime and --policy, the figure names of 'plot', the presets of
-# 'roofline', and file and folder names.  tests/man.sh checks that every
-# command and option of the program appears here.
+# 'specdec COMMAND --help' prints them), the values of the options that take
+# one of a list of names (--format, --verify, --input-format, ...), the figure
+# names of 'plot', the presets of 'roofline', and file and folder names.
+# tests/man.sh checks that every command and option of the program appears
+# here, and that each list of names is the one 'specdec COMMAND --help' gives.
 
 _specdec_commands="speedup optimal expect tree overlap metrics markov fit simulate policies sample validate merge roofline serving plot"
 
@@ -144,6 +145,8 @@ _specdec()
     --format)
         if [[ $cmd == plot ]]; then
             _specdec_reply "png svg"
+        elif [[ " $(_specdec_options "$cmd") " == *" --shard "* ]]; then
+            _specdec_reply "text tsv csv json markdown partial"
         else
             _specdec_reply "text tsv csv json markdown"
         fi
@@ -182,13 +185,32 @@ _specdec()
         fi
         return 0 ;;
     --input-format)
-        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram vllm-request llama-timings sglang-request speculation-profile"
+        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram vllm-v1-early vllm-bench vllm-offline sglang trtllm-bench llama-speculative vllm-request llama-timings sglang-request speculation-profile"
+        return 0 ;;
+    --children)
+        _specdec_reply "top-k sampled"
+        return 0 ;;
+    --method)
+        _specdec_reply "analytic simulate both"
+        return 0 ;;
+    --export)
+        if [[ $cmd == metrics ]]; then
+            _specdec_reply "vllm-synthetic"
+        else
+            _specdec_reply "vllm sglang trtllm"
+        fi
+        return 0 ;;
+    --calibrate-by)
+        _specdec_reply "model-hardware family"
+        return 0 ;;
+    --graphs)
+        _specdec_reply "on off"
         return 0 ;;
     --target)
         _specdec_reply "$(_specdec_presets --list-models)"
         return 0 ;;
     --draft)
-        _specdec_reply "same $(_specdec_presets --list-models)"
+        _specdec_reply "same ngram $(_specdec_presets --list-models)"
         return 0 ;;
     --granularity)
         _specdec_reply "operator pass"

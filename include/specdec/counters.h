@@ -2,62 +2,21 @@
  *
  * The input of `specdec fit`: how many drafts a server verified,
  * how many tokens it drafted and accepted, and -- when the source says -- how
- * many drafts had their first i+1 tokens all accepted.  The formats, each
- * read exactly as its engine writes it (the reader of each, one file per
- * format under src/counters/, cites the source):
+ * many drafts had their first i+1 tokens all accepted.  Each format is read
+ * exactly as its engine writes it: a saved /metrics scrape (the Prometheus
+ * text exposition format) of vLLM, llama.cpp, TensorRT-LLM or SGLang; the
+ * log lines, summaries and per-request JSON of those engines and their
+ * benchmarks; NVIDIA Model-Optimizer's speculation_profile.json; and this
+ * project's own tables, defined here:
  *
- *   prometheus  a saved /metrics scrape (Prometheus text exposition format,
- *               https://prometheus.io/docs/instrumenting/exposition_formats/)
- *               with vLLM V1's counters vllm:spec_decode_num_drafts,
- *               _num_draft_tokens, _num_accepted_tokens and
- *               _num_accepted_tokens_per_pos{position="i"} (0-based), each
- *               with or without prometheus_client's "_total" suffix; or
- *               llama-server's, the same under llamacpp:; or TensorRT-LLM's
- *               trtllm_spec_decode_drafted_tokens and _accepted_tokens
- *               {token_position} (drafts = drafted at position 0), else its
- *               iteration counters with opt->gamma; or SGLang's
- *               sglang:spec_verify_calls with the generation tokens and
- *               requests (no positions), else the gauge
- *               sglang:spec_accept_length (a gauge); one engine per scrape
- *   vllm-v1     vLLM V1 log lines "SpecDecoding metrics: ..." (one logging
- *               interval each: the lines are summed)
- *   vllm-v0     vLLM V0 log lines "Speculative metrics: ..." (cumulative
- *               since the engine started: the last line of each run is used
- *               and the runs are summed)
- *   llama.cpp   llama-server logs: per-request "draft acceptance ..." lines
- *               (summed), else the cumulative "statistics NAME: ..." lines
  *   tsv         columns gamma, drafts, accepted_1 .. accepted_G (optionally
  *               draft_tokens, accepted_tokens); rows are summed
  *   histogram   columns accepted, count: drafts with exactly `accepted`
  *               accepted tokens (needs the draft length, opt->gamma)
- *   vllm-v1-early  vLLM 0.8's first V1 lines "Speculative metrics: Draft
- *               acceptance rate: .., Number of accepted tokens: .., Number of
- *               draft tokens: .., " (no draft length: drafts = draft tokens /
- *               opt->gamma, required; the lines are summed)
- *   vllm-bench  the "Speculative Decoding" block of `vllm bench serve` (drafts,
- *               tokens and per-position acceptance; blocks summed)
- *   vllm-offline  the summary of vLLM's examples/offline_inference/
- *               spec_decode.py (num_drafts, num_draft_tokens,
- *               num_accepted_tokens, "acceptance at token i"; summed)
- *   sglang      SGLang's "Decode batch ... accept len: x[, accept rate: y]"
- *               lines: a gauge (the plain mean of the windows' accept len,
- *               less the bonus token); gamma from opt->gamma or from the
- *               rates when exactly one draft length and version fit
- *   trtllm-bench  the "DECODING STATISTICS" block of trtllm-bench: a gauge
- *               (gamma x average accepted / average draft tokens); gamma from
- *               AL = 1 + gamma x DAR or opt->gamma
- *   llama-speculative  llama.cpp's ./speculative final counters: gamma =
- *               n_draft, drafts = n_predict - n_accept, no positions
- *   vllm-request     vLLM's per-request metrics.speculative_decoding JSON
- *               (acceptance_histogram: exact per-position counts); responses summed
- *   llama-timings    llama-server's per-response "timings" (draft_n,
- *               draft_n_accepted): no number of drafts, so only a draft length of
- *               1 (opt->gamma = 1) determines the counts; refused otherwise
- *   sglang-request   SGLang's per-request meta_info (spec_verify_ct, the
- *               accepted and proposed drafts, the histogram); requests summed
- *   speculation-profile  NVIDIA Model-Optimizer's speculation_profile.json
- *               (schema 1.0): counts from acceptance_length_histogram, else a
- *               gauge (the sum of marginal_accept_rates)
+ *
+ * sd_counters_formats() names the formats; doc/inputs.md describes each, and
+ * its reader (one file per format under src/counters/) cites the source it
+ * follows.
  *
  * A format is detected from the content unless the caller names it.  Only
  * the lines a format defines are read: other lines of a log are ignored, but
@@ -130,12 +89,10 @@ typedef struct {
                          * with that label value; NULL: sum all series, with a note */
     const char *since;  /* an earlier scrape of the same server (prometheus): the counts
                          * are the difference; NULL: none */
-    size_t gamma;       /* the draft length where the source does not state it: required
-                         * by histogram and vllm-v1-early (and by sglang lines whose rates do
-                         * not determine it, and vllm-bench blocks without positions); used by vLLM V1 lines that give neither a mean
-                         * acceptance length nor per-position rates (drafts = Drafted /
-                         * gamma) and by llama.cpp logs without per-position rates; where
-                         * the source states it, the two must agree.  0: not given */
+    size_t gamma;       /* the draft length where the source does not state it: an input
+                         * that needs it and lacks it is refused, saying so (histogram,
+                         * vllm-v1-early, and lines or blocks that print no positions);
+                         * where the source states it, the two must agree.  0: not given */
     const char *gamma_name; /* what the caller's users call gamma, for the messages that ask
                              * for it (the program: "--gamma"); NULL: "gamma" */
 } sd_counts_options;
@@ -182,11 +139,8 @@ SD_API sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_
  * written; SD_EIO when out reports a write error.  out stays open. */
 SD_API sd_status sd_counters_write_profile(const sd_counts *c, FILE *out, sd_error *err);
 
-/* The format names, NULL-terminated, in a fixed order: "prometheus",
- * "vllm-v1", "vllm-v0", "llama.cpp", "tsv", "histogram", "vllm-v1-early",
- * "vllm-bench", "vllm-offline", "sglang", "trtllm-bench", "llama-speculative",
- * "vllm-request", "llama-timings", "sglang-request", "speculation-profile".
- * Static; never fails. */
+/* The format names, NULL-terminated, one per reader, in a fixed order that
+ * a new format extends at the end ("prometheus" first).  Static; never fails. */
 SD_API const char *const *sd_counters_formats(void);
 
 #endif

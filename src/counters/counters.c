@@ -1,11 +1,13 @@
 /* counters.c -- speculative-decoding counts from engines' logs and scrapes (see counters.h).
  *
  * The reader table and the entry point.  One reader per format, each in its
- * own file citing the source it follows (counters_impl.h); each row names
- * the reader's recogniser and the class of lines it is shown, and detect()
- * below weighs their answers.  A reader fills a local sd_counts from the
- * file; check_counts() then holds it to the invariants counters.h promises,
- * and only a complete, checked result reaches the caller.
+ * own file citing the source it follows and defining its row; readers.def
+ * lists the rows once, and the table and the format names below are made
+ * from that list (counters_impl.h).  Each row names the reader's recogniser
+ * and the class of lines it is shown, and detect() below weighs their
+ * answers.  A reader fills a local sd_counts from the file; check_counts()
+ * then holds it to the invariants counters.h promises, and only a complete,
+ * checked result reaches the caller.
  */
 #include "specdec/counters.h"
 
@@ -14,53 +16,36 @@
 
 #include "counters_impl.h"
 
-/* ---- the reader table ---------------------------------------------------------------------- */
+/* ---- the reader table: one row a line of readers.def ---------------------------------------- */
 
-const sd_counters_reader sd_counters_readers[] = {
-    { .name = "prometheus", .by = SD_COUNTERS_FALLBACK, .scrape = 1, .detect = sd_prometheus_detect,
-      .read = sd_prometheus_read },
-    { .name = "vllm-v1", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_v1_detect, .read = sd_vllm_v1_read },
-    { .name = "vllm-v0", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_v0_detect, .read = sd_vllm_v0_read },
-    { .name = "llama.cpp", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_llama_cpp_detect, .read = sd_llama_cpp_read },
-    { .name = "tsv", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_detect, .read = sd_counts_tsv_read },
-    { .name = "histogram", .by = SD_COUNTERS_BY_HEADER, .detect = sd_counts_tsv_histogram_detect,
-      .read = sd_counts_tsv_histogram_read },
-    { .name = "vllm-v1-early", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_v1_early_detect,
-      .read = sd_vllm_v1_early_read },
-    { .name = "vllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_bench_detect, .read = sd_vllm_bench_read },
-    { .name = "vllm-offline", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_vllm_offline_detect,
-      .read = sd_vllm_offline_read },
-    { .name = "sglang", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_sglang_detect, .read = sd_sglang_read },
-    { .name = "trtllm-bench", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_trtllm_bench_detect,
-      .read = sd_trtllm_bench_read },
-    { .name = "llama-speculative", .by = SD_COUNTERS_BY_LOG_LINE, .detect = sd_llama_speculative_detect,
-      .read = sd_llama_speculative_read },
-    { .name = "vllm-request", .by = SD_COUNTERS_BY_JSON, .detect = sd_vllm_request_detect,
-      .read = sd_vllm_request_read },
-    { .name = "llama-timings", .by = SD_COUNTERS_BY_JSON, .detect = sd_llama_timings_detect,
-      .read = sd_llama_timings_read },
-    { .name = "sglang-request", .by = SD_COUNTERS_BY_JSON, .detect = sd_sglang_request_detect,
-      .read = sd_sglang_request_read },
-    { .name = "speculation-profile", .by = SD_COUNTERS_BY_JSON, .detect = sd_speculation_profile_detect,
-      .read = sd_speculation_profile_read },
-    { .name = "" },
+#define SD_COUNTERS_READER(id) &sd_counters_reader_##id,
+const sd_counters_reader *const sd_counters_readers[] = {
+#include "readers.def"
+    NULL,
 };
+#undef SD_COUNTERS_READER
 
 #define NREADERS (sizeof sd_counters_readers / sizeof *sd_counters_readers - 1)
 
+#define SD_COUNTERS_READER(id) sd_counters_reader_##id.name,
 static const char *const FORMATS[] = {
-    sd_counters_readers[0].name, sd_counters_readers[1].name, sd_counters_readers[2].name,
-    sd_counters_readers[3].name, sd_counters_readers[4].name, sd_counters_readers[5].name,
-    sd_counters_readers[6].name, sd_counters_readers[7].name, sd_counters_readers[8].name,
-    sd_counters_readers[9].name, sd_counters_readers[10].name, sd_counters_readers[11].name,
-    sd_counters_readers[12].name, sd_counters_readers[13].name, sd_counters_readers[14].name,
-    sd_counters_readers[15].name, NULL,
+#include "readers.def"
+    NULL,
 };
-_Static_assert(sizeof FORMATS / sizeof *FORMATS == NREADERS + 1, "a name in FORMATS for every reader");
+#undef SD_COUNTERS_READER
 
 const char *const *sd_counters_formats(void)
 {
     return FORMATS;
+}
+
+/* The format names joined with ", " into buf (each cut to the row's size). */
+static const char *format_list(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < NREADERS; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s%.31s", i ? ", " : "", FORMATS[i]);
+    return buf;
 }
 
 /* ---- what counters.h promises ------------------------------------------------------------- */
@@ -77,10 +62,8 @@ static sd_status check_counts(const sd_counters_ctx *cx, sd_counts *c)
     }
     if (!c->has_positions)
         memset(c->accepted_at, 0, sizeof c->accepted_at);
-    if (cx->opt->gamma && c->gamma != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: gamma %zu was given, but the counts have %zu positions",
-                              cx->path, cx->opt->gamma, c->gamma);
-    return sd_counts_invariants(cx->path, c, 1, cx->err);
+    sd_status st = sd_counts_gamma_agrees(cx, 0, c->gamma, "the counts have %zu positions", c->gamma);
+    return st != SD_OK ? st : sd_counts_invariants(cx->path, c, 1, cx->err);
 }
 
 /* ---- detection and the entry point -------------------------------------------------------- */
@@ -99,9 +82,9 @@ static int is_header(const char *line)
  * the one log reader whose lines t has, else the fallback when it recognised
  * a line.  SD_EINVAL when t has the lines of two JSON or two log readers, or
  * nothing recognisable. */
-static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
+static sd_status detect(const sd_counters_ctx *cx, const sd_text_lines *t, size_t *f)
 {
-    const sd_counters_reader *R = sd_counters_readers;
+    const sd_counters_reader *const *R = sd_counters_readers;
     int seen[NREADERS] = { 0 };
     int first = 1;
     int header = 1;
@@ -111,62 +94,55 @@ static sd_status detect(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
         const char *b = sd_text_skip_blank(i == 0 && strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s); /* the BOM json.h skips */
         json |= first && (*b == '{' || *b == '[');
         for (size_t r = 0; header && is_header(s) && r < NREADERS; r++)
-            if (R[r].by == SD_COUNTERS_BY_HEADER && R[r].detect(s, first)) {
+            if (R[r]->by == SD_COUNTERS_BY_HEADER && R[r]->detect(s, first)) {
                 *f = r;
                 return SD_OK;
             }
         header &= !is_header(s);
         for (size_t r = 0; r < NREADERS; r++)
-            if (R[r].by != SD_COUNTERS_BY_HEADER && (json || R[r].by != SD_COUNTERS_BY_JSON))
-                seen[r] |= R[r].detect(s, first);
+            if (R[r]->by != SD_COUNTERS_BY_HEADER && (json || R[r]->by != SD_COUNTERS_BY_JSON))
+                seen[r] |= R[r]->detect(s, first);
         first &= *sd_text_skip_blank(s) == '\0';
     }
     for (size_t a = 0; a < NREADERS; a++)
         for (size_t b = a + 1; b < NREADERS; b++)
-            if (R[a].by == SD_COUNTERS_BY_JSON && R[b].by == SD_COUNTERS_BY_JSON && seen[a] && seen[b])
+            if (R[a]->by == SD_COUNTERS_BY_JSON && R[b]->by == SD_COUNTERS_BY_JSON && seen[a] && seen[b])
                 return sd_status_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s JSON: name the format", cx->path,
-                                      R[a].name, R[b].name);
+                                      R[a]->name, R[b]->name);
     for (size_t r = 0; r < NREADERS; r++)
-        if (R[r].by == SD_COUNTERS_BY_JSON && seen[r]) {
+        if (R[r]->by == SD_COUNTERS_BY_JSON && seen[r]) {
             *f = r;
             return SD_OK;
         }
     for (size_t a = 0; a < NREADERS; a++)
         for (size_t b = a + 1; b < NREADERS; b++)
-            if (R[a].by == SD_COUNTERS_BY_LOG_LINE && R[b].by == SD_COUNTERS_BY_LOG_LINE && seen[a] && seen[b])
+            if (R[a]->by == SD_COUNTERS_BY_LOG_LINE && R[b]->by == SD_COUNTERS_BY_LOG_LINE && seen[a] && seen[b])
                 return sd_status_fail(cx->err, SD_EINVAL, "%s: holds both %s and %s lines: name the format", cx->path,
-                                      R[a].name, R[b].name);
+                                      R[a]->name, R[b]->name);
     for (int by = SD_COUNTERS_BY_LOG_LINE; by <= (int)SD_COUNTERS_FALLBACK; by++)
         for (size_t r = 0; r < NREADERS; r++)
-            if ((int)R[r].by == by && seen[r]) {
+            if ((int)R[r]->by == by && seen[r]) {
                 *f = r;
                 return SD_OK;
             }
+    char list[400];
     return sd_status_fail(cx->err, SD_EINVAL,
-                          "%s: no speculative-decoding counts found: expected a /metrics scrape (vLLM, llama.cpp, "
-                          "TensorRT-LLM or SGLang), vLLM 'SpecDecoding metrics:' or 'Speculative metrics:' lines, a "
-                          "'vllm bench serve' or spec_decode.py summary, SGLang 'Decode batch' lines, a trtllm-bench "
-                          "DECODING STATISTICS block, llama.cpp 'draft acceptance' or 'statistics' lines or "
-                          "./speculative counters, a TSV (gamma, drafts, accepted_1 ... or accepted, count), or JSON "
-                          "(vLLM or SGLang per request, llama-server timings, speculation_profile.json)",
-                          cx->path);
+                          "%s: no speculative-decoding counts found: expected one of the formats %s", cx->path,
+                          format_list(list, sizeof list));
 }
 
 /* The reader named by cx->opt->format, else the one detect() finds (*f). */
-static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text *t, size_t *f)
+static sd_status resolve_format(const sd_counters_ctx *cx, const sd_text_lines *t, size_t *f)
 {
     if (cx->opt->format != NULL) {
-        char list[300] = "";
-        for (size_t i = 0; i < NREADERS; i++) {
-            if (strcmp(cx->opt->format, sd_counters_readers[i].name) == 0) {
+        char list[400];
+        for (size_t i = 0; i < NREADERS; i++)
+            if (strcmp(cx->opt->format, FORMATS[i]) == 0) {
                 *f = i;
                 return SD_OK;
             }
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.31s", i ? ", " : "",
-                     sd_counters_readers[i].name);
-        }
         return sd_status_fail(cx->err, SD_EINVAL, "%s: unknown format '%s'; expected one of %s", cx->path,
-                              cx->opt->format, list);
+                              cx->opt->format, format_list(list, sizeof list));
     }
     return detect(cx, t, f);
 }
@@ -175,23 +151,23 @@ sd_status sd_counters_load(const char *path, const sd_counts_options *opt, sd_co
 {
     static const sd_counts_options none = { 0 };
     const sd_counters_ctx cx = { path, opt ? opt : &none, err };
-    sd_text t;
+    sd_text_lines t;
     size_t f = 0;
     if (cx.opt->gamma > MAXG)
         return sd_status_fail(err, SD_EINVAL, "%s: gamma %zu is beyond %d", path, cx.opt->gamma, MAXG);
     sd_status st = sd_text_read(path, &t, err);
     if (st != SD_OK)
         return st;
-    const sd_counters_reader *R = sd_counters_readers;
-    if ((st = resolve_format(&cx, &t, &f)) == SD_OK && (cx.opt->select || cx.opt->since) && !R[f].scrape)
+    const sd_counters_reader *const *R = sd_counters_readers;
+    if ((st = resolve_format(&cx, &t, &f)) == SD_OK && (cx.opt->select || cx.opt->since) && !R[f]->scrape)
         st = sd_status_fail(err, SD_EINVAL, "%s: select and since apply to a Prometheus scrape, not to %s input", path,
-                            R[f].name);
+                            R[f]->name);
     sd_counts c;
     memset(&c, 0, sizeof c);
     c.kind = SD_COUNTS_PREFIX;
     if (st == SD_OK) {
-        snprintf(c.format, sizeof c.format, "%s", R[f].name);
-        st = R[f].read(&cx, &t, &c);
+        snprintf(c.format, sizeof c.format, "%s", R[f]->name);
+        st = R[f]->read(&cx, &t, &c);
     }
     sd_text_free(&t);
     if (st == SD_OK)

@@ -1,17 +1,20 @@
 /* counters_impl.h -- the private half of counters (counters.h): what its readers share.
  *
- * One reader per input format, each in its own file and citing the engine
- * source it follows: prometheus.c (with the writer; the exposition format
- * itself in exposition.c), vllm_v1.c, vllm_v0.c,
- * llama_cpp.c, counts_tsv.c (the tsv and histogram tables), vllm_v1_early.c,
- * vllm_bench.c, vllm_offline.c, sglang.c, trtllm_bench.c and llama_speculative.c.  The reader
- * table sd_counters_readers (counters.c) names them; sd_counters_load
- * detects the format with the readers' recognisers, dispatches to one
- * reader, and holds its result to what counters.h promises (counts.c: the
- * invariants, and the notes every reader writes).  The readers
- * build on the text layer (text.h); the log readers derive counts from
- * rounded printed rates with derive.h.  Nothing here is installed or
- * exported.
+ * One reader per input format, each in its own file, citing the engine source it follows
+ * and defining its row sd_counters_reader_ID (an sd_counters_reader, below); the list
+ * readers.def names the rows once, and from it come the declarations below, the reader
+ * table and the format names (counters.c) and the fuzz harnesses (tests/fuzz/fuzz.mk).
+ * sd_counters_load detects the format with the readers' recognisers, dispatches to one
+ * reader, and holds its result to what counters.h promises (counts.c: the invariants, the
+ * notes, adding a part of the input to the whole, the caller's gamma against the input's).
+ * The readers build on the text layer (text.h); the log readers derive counts from rounded
+ * printed rates with derive.h, the JSON readers share json_input.c.  Nothing here is
+ * installed or exported.
+ *
+ * A new reader: its file FORMAT.c, with static detect and read functions and the row
+ *     const sd_counters_reader sd_counters_reader_ID = { .name = "FORMAT", .by = ..., ... };
+ * (ID: FORMAT with '-' and '.' written '_'), and the line SD_COUNTERS_READER(ID) at the end
+ * of readers.def; the table, the names, the messages and its fuzz harness follow.
  */
 #ifndef SPECDEC_COUNTERS_IMPL_H
 #define SPECDEC_COUNTERS_IMPL_H
@@ -76,12 +79,16 @@ typedef struct {
      * accepted_at without positions) and checks the invariants.  SD_EINVAL
      * with a message naming the line at fault, or SD_ENOMEM; *c is then
      * discarded. */
-    sd_status (*read)(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+    sd_status (*read)(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c);
 } sd_counters_reader;
 
-/* The readers in the order of sd_counters_formats(), ending with a row whose
- * name is "" (and whose functions are NULL). */
-extern const sd_counters_reader sd_counters_readers[];
+/* The rows, sd_counters_reader_ID for each line SD_COUNTERS_READER(ID) of readers.def. */
+#define SD_COUNTERS_READER(id) extern const sd_counters_reader sd_counters_reader_##id;
+#include "readers.def"
+#undef SD_COUNTERS_READER
+
+/* The rows in readers.def's order (that of sd_counters_formats()), then NULL. */
+extern const sd_counters_reader *const sd_counters_readers[];
 
 /* ---- counts.c: what every reader's sd_counts shares ------------------------------------ */
 
@@ -102,85 +109,29 @@ __attribute__((format(printf, 2, 3))) void sd_counts_note(sd_counts *c, const ch
  * the message starting with who. */
 sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_reached, sd_error *err);
 
-/* ---- the readers' recognisers and readers, named by the table's rows ------------------ */
+/* A part of an input's counts -- a request, a run, a block, a table row, a label set --
+ * that a reader checks on its own before sd_counts_add adds it to the whole. */
+typedef struct {
+    double drafts, draft_tokens, accepted_tokens;
+    size_t positions;         /* per-position counts in accepted_at (0: none) */
+    double accepted_at[MAXG]; /* [i]: drafts accepted through position i + 1 */
+} sd_counts_block;
 
-/* prometheus.c: a saved /metrics scrape with vLLM's, llama.cpp's, TensorRT-LLM's or SGLang's
- * speculative-decoding metrics (the fallback).  detect: the line, past its blanks, starts
- * with vllm:spec_decode_, llamacpp:spec_decode_, trtllm_spec_decode_ or sglang:spec_ (a
- * sample's name, plain or as {"...), or it is the file's first line that is not blank and
- * starts with "# HELP " or "# TYPE ".  read: every line checked as exposition text
- * (exposition.h); one engine's metrics over the label sets (or the one opt->select picks),
- * less the counters of the scrape opt->since, turned into counts by that engine's rule. */
-int sd_prometheus_detect(const char *line, int first);
-sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+/* Adds b to c: its drafts, draft tokens and accepted tokens, and accepted_at[0 ..
+ * b->positions - 1] to c's per-position counts. */
+void sd_counts_add(sd_counts *c, const sd_counts_block *b);
 
-/* vllm_v1.c: vLLM V1's log lines.  detect: the line has "SpecDecoding
- * metrics:".  read: those lines summed, each line's drafts derived. */
-int sd_vllm_v1_detect(const char *line, int first);
-sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+/* Adds to b n drafts that accepted exactly j tokens each (j <= MAXG): drafts += n,
+ * accepted tokens += j x n, accepted_at[0 .. j - 1] += n; positions becomes at least j.
+ * A histogram of drafts by accepted tokens is this over its buckets. */
+void sd_counts_block_accepting(sd_counts_block *b, size_t j, double n);
 
-/* vllm_v0.c: vLLM V0's log lines.  detect: the line has "Speculative
- * metrics:".  read: the last line of each run (a count decreasing starts a
- * new one) summed; kind SD_COUNTS_ANY, no positions. */
-int sd_vllm_v0_detect(const char *line, int first);
-sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* llama_cpp.c: llama-server's logs.  detect: the line is a "draft acceptance
- * [rate] =", an "acc per pos =" or a "statistics NAME: .. #gen drafts" line.
- * read: the per-request lines summed when each gives a mean length or rates,
- * else the last statistics line of each implementation's run; reached[]
- * assumed as the notes say. */
-int sd_llama_cpp_detect(const char *line, int first);
-sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* vllm_v1_early.c: vLLM 0.8's first V1 line "Speculative metrics: Draft acceptance rate: ..,
- * Number of accepted tokens: .., Number of draft tokens: .., ".  detect: the marker
- * "Speculative metrics:" without V0's speculative tokens, system efficiency or emitted
- * tokens.  read: the lines summed, drafts = draft tokens / opt->gamma (required). */
-int sd_vllm_v1_early_detect(const char *line, int first);
-sd_status sd_vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* vllm_bench.c: `vllm bench serve`'s "Speculative Decoding" block.  detect: its header
- * line (dashes around "Speculative Decoding").  read: each block's counts and per-position
- * counts derived from the printed rates, the blocks summed. */
-int sd_vllm_bench_detect(const char *line, int first);
-sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* vllm_offline.c: examples/offline_inference/spec_decode.py's summary.  detect: a line
- * "num_drafts:", "num_draft_tokens:", "num_accepted_tokens:", "mean acceptance length:" or
- * "acceptance at token i:".  read: each summary (from its num_drafts line) with its
- * per-position counts derived, the summaries summed. */
-int sd_vllm_offline_detect(const char *line, int first);
-sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* sglang.c: SGLang's "Decode batch ... accept len: x[, accept rate: y]" lines.  detect: a
- * "Decode batch" line with "accept len:".  read: a gauge, the plain mean of the lines'
- * accept len - 1; gamma from opt->gamma or the one (version, gamma) the rates fit. */
-int sd_sglang_detect(const char *line, int first);
-sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* trtllm_bench.c: trtllm-bench's "DECODING STATISTICS" block.  detect: its "= DECODING
- * STATISTICS" line or a "[DT] ", "[ADT] ", "[DAR] ", "[AL] " line.  read: a gauge, gamma x
- * average ADT / average DT; gamma from the block (AL = 1 + gamma DAR) or opt->gamma. */
-int sd_trtllm_bench_detect(const char *line, int first);
-sd_status sd_trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* llama_speculative.c: the final counters of llama.cpp's speculative examples ("n_draft =",
- * "n_predict =", "n_drafted =", "n_accept =", "accept ="), detected by any of the first four.
- * read: gamma = n_draft, drafts = n_predict - n_accept, no positions, reached[] assumed. */
-int sd_llama_speculative_detect(const char *line, int first);
-sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-
-/* counts_tsv.c: this project's tables, both read again from cx->path as TSV
- * files (sd_tsv_load), not from t.  The tsv table: detect: the header has
- * the columns gamma and drafts; read: gamma, drafts, accepted_1 ..
- * accepted_G [, draft_tokens] [, accepted_tokens], the rows summed.  The
- * histogram: detect: the header has the columns accepted and count; read:
- * the drafts with each number of accepted tokens, given opt->gamma. */
-int sd_counts_tsv_detect(const char *line, int first);
-sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-int sd_counts_tsv_histogram_detect(const char *line, int first);
-sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
+/* The draft length the input states, g, reconciled with the one the caller gave
+ * (cx->opt->gamma; 0: none): SD_OK when none was given or the two agree; else SD_EINVAL
+ * "PATH:LINE: gamma G was given, but " followed by what states g (fmt and its arguments,
+ * e.g. "the block has %zu positions"); line 0 leaves out ":LINE". */
+__attribute__((format(printf, 4, 5))) sd_status sd_counts_gamma_agrees(const sd_counters_ctx *cx, size_t line,
+                                                                        size_t g, const char *fmt, ...);
 
 /* ---- the JSON readers: what they share (json_input.c) --------------------------------- */
 
@@ -222,22 +173,5 @@ sd_status sd_counters_json_opt_count(const sd_json *obj, const char *key, double
  * base, or an index at max or beyond. */
 sd_status sd_counters_json_histogram(const sd_counters_ctx *cx, const sd_json *v, const char *what, size_t base,
                                      int whole_decimals, double *h, size_t max, size_t *len, int *dense);
-
-/* The JSON readers (each file cites the engine source it follows).  detect:
- * the line holds the member name the format requires; read: every record of
- * the file (sd_counters_json_each), summed where the format is per request.
- *   vllm_request.c  vLLM's per-request metrics.speculative_decoding ("acceptance_histogram")
- *   llama_timings.c llama-server's "timings" ("draft_n_accepted")
- *   sglang_request.c SGLang's per-request meta_info ("spec_verify_ct")
- *   speculation_profile.c NVIDIA Model-Optimizer's speculation_profile.json
- *                   ("marginal_accept_rates"), with its writer */
-int sd_vllm_request_detect(const char *line, int first);
-sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-int sd_llama_timings_detect(const char *line, int first);
-sd_status sd_llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-int sd_sglang_request_detect(const char *line, int first);
-sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
-int sd_speculation_profile_detect(const char *line, int first);
-sd_status sd_speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c);
 
 #endif

@@ -1,6 +1,9 @@
-/* counts.c -- what every reader's sd_counts shares (see counters_impl.h): its notes and the
- * invariants counters.h promises.  Apart from counters.c, so that the readers and the writer,
- * which use these, and the reader table, which uses the readers, do not refer to each other. */
+/* counts.c -- what every reader's sd_counts shares (see counters_impl.h): its notes, the
+ * invariants counters.h promises, a part of the input added to the whole, and the draft
+ * length the caller gave held to the input's.  Apart from counters.c, so that the readers
+ * and the writer, which use these, and the reader table, which uses the readers, do not
+ * refer to each other. */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,4 +87,39 @@ sd_status sd_counts_invariants(const char *who, const sd_counts *c, int with_rea
         return sd_status_fail(err, SD_EINVAL, "%s: %.0f accepted tokens, but the per-position counts sum to %.0f", who,
                               c->accepted_tokens, sum);
     return SD_OK;
+}
+
+void sd_counts_add(sd_counts *c, const sd_counts_block *b)
+{
+    assert(b->positions <= MAXG);
+    c->drafts += b->drafts;
+    c->draft_tokens += b->draft_tokens;
+    c->accepted_tokens += b->accepted_tokens;
+    for (size_t i = 0; i < b->positions; i++)
+        c->accepted_at[i] += b->accepted_at[i];
+}
+
+void sd_counts_block_accepting(sd_counts_block *b, size_t j, double n)
+{
+    assert(j <= MAXG);
+    b->drafts += n;
+    b->accepted_tokens += (double)j * n;
+    for (size_t i = 0; i < j; i++)
+        b->accepted_at[i] += n;
+    if (b->positions < j)
+        b->positions = j;
+}
+
+sd_status sd_counts_gamma_agrees(const sd_counters_ctx *cx, size_t line, size_t g, const char *fmt, ...)
+{
+    if (cx->opt->gamma == 0 || g == cx->opt->gamma)
+        return SD_OK;
+    char what[256], at[32] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (line > 0)
+        snprintf(at, sizeof at, ":%zu", line);
+    return sd_status_fail(cx->err, SD_EINVAL, "%s%s: gamma %zu was given, but %s", cx->path, at, cx->opt->gamma, what);
 }

@@ -74,7 +74,9 @@ static sd_status tsv_columns(const sd_counters_ctx *cx, const sd_tsv *tv, size_t
 static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, const size_t *col, const size_t *acc,
                          size_t G, sd_counts *c)
 {
-    double g, n, a[MAXG], D, A;
+    sd_counts_block part = { .positions = G };
+    double *a = part.accepted_at;
+    double g, n, D, A;
     double sum = 0.0;
     size_t ln = tv->row[r].line;
     sd_status st = tsv_num(cx, tv, r, col[0], MAXG, &g);
@@ -103,15 +105,14 @@ static sd_status tsv_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r, 
                               "%s:%zu: %.0f accepted and %.0f draft tokens: expected accepted = the sum of accepted_i "
                               "(%.0f) and accepted <= draft tokens <= drafts x gamma (%.0f)",
                               cx->path, ln, A, D, sum, n * g);
-    c->drafts += n;
-    c->draft_tokens += D;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < G; i++)
-        c->accepted_at[i] += a[i];
+    part.drafts = n;
+    part.draft_tokens = D;
+    part.accepted_tokens = A;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 
-sd_status sd_counts_tsv_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status tsv_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[4], acc[MAXG];
@@ -149,14 +150,13 @@ static sd_status hist_row(const sd_counters_ctx *cx, const sd_tsv *tv, size_t r,
     if (a > (double)cx->opt->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: accepted %.0f exceeds gamma %zu", cx->path, tv->row[r].line,
                               a, cx->opt->gamma);
-    c->drafts += n;
-    c->accepted_tokens += a * n;
-    for (size_t i = 0; i < (size_t)a; i++)
-        c->accepted_at[i] += n;
+    sd_counts_block part = { 0 };
+    sd_counts_block_accepting(&part, (size_t)a, n);
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 
-sd_status sd_counts_tsv_histogram_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status histogram_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_tsv tv;
     size_t col[2] = { SIZE_MAX, SIZE_MAX };
@@ -216,14 +216,35 @@ static int has_column(const char *line, const char *word)
     return has;
 }
 
-int sd_counts_tsv_detect(const char *line, int first)
+static int tsv_detect(const char *line, int first)
 {
     (void)first;
     return has_column(line, "gamma") && has_column(line, "drafts");
 }
 
-int sd_counts_tsv_histogram_detect(const char *line, int first)
+static int histogram_detect(const char *line, int first)
 {
     (void)first;
     return has_column(line, "accepted") && has_column(line, "count");
 }
+
+/* The row of tsv: this project's table of counts, read again from cx->path as a TSV file
+ * (sd_tsv_load), not from t.  detect: the header has the columns gamma and drafts.  read:
+ * gamma, drafts, accepted_1 .. accepted_G [, draft_tokens] [, accepted_tokens], the rows
+ * summed. */
+const sd_counters_reader sd_counters_reader_tsv = {
+    .name = "tsv",
+    .by = SD_COUNTERS_BY_HEADER,
+    .detect = tsv_detect,
+    .read = tsv_read,
+};
+
+/* The row of histogram: this project's histogram, read as the tsv table is.  detect: the header
+ * has the columns accepted and count.  read: the drafts with each number of accepted tokens,
+ * given opt->gamma. */
+const sd_counters_reader sd_counters_reader_histogram = {
+    .name = "histogram",
+    .by = SD_COUNTERS_BY_HEADER,
+    .detect = histogram_detect,
+    .read = histogram_read,
+};

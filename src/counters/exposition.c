@@ -356,7 +356,7 @@ void sd_expo_free(sd_expo_scrape *sc)
     sc->group = -1;
 }
 
-sd_status sd_expo_scan(const char *path, const sd_text *t, const sd_expo_table *tab, const sd_expo_select *sel,
+sd_status sd_expo_scan(const char *path, const sd_text_lines *t, const sd_expo_table *tab, const sd_expo_select *sel,
                        sd_expo_scrape *out, sd_error *err)
 {
     static const sd_expo_select none = { 0 };

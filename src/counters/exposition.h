@@ -85,7 +85,7 @@ sd_status sd_expo_select_parse(const char *path, const char *s, const sd_expo_ta
  * finite, an index label missing or not a number below index_max, a series twice, and
  * samples of two groups are refused.  SD_EINVAL with "path:line: ..." at the first line
  * that fails; SD_ENOMEM. */
-sd_status sd_expo_scan(const char *path, const sd_text *t, const sd_expo_table *tab, const sd_expo_select *sel,
+sd_status sd_expo_scan(const char *path, const sd_text_lines *t, const sd_expo_table *tab, const sd_expo_select *sel,
                        sd_expo_scrape *out, sd_error *err);
 
 /* now less then, the scrape of the file since, series by series: a counter of then must be

@@ -31,6 +31,9 @@
 #include "counters_impl.h"
 #include "derive.h"
 
+/* What a line with k per-position rates states of gamma (sd_counts_gamma_agrees). */
+#define RATES "the line has %zu per-position rates"
+
 typedef struct {
     size_t line;
     uint64_t A, G;
@@ -305,7 +308,7 @@ static sd_status ll_push_req(const sd_counters_ctx *cx, ll_log *lg, const ll_req
 /* The llama.cpp lines of t into lg: the request lines (with their "acc per
  * pos" lines), and per implementation the last statistics line of each run.
  * SD_EINVAL at the first line that does not parse; SD_ENOMEM. */
-static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text *t, ll_log *lg)
+static sd_status ll_scan(const sd_counters_ctx *cx, const sd_text_lines *t, ll_log *lg)
 {
     sd_status st = SD_OK;
     for (size_t i = 0; i < t->n && st == SD_OK; i++) {
@@ -398,13 +401,12 @@ static sd_status ll_use_requests(const sd_counters_ctx *cx, const ll_log *lg, sd
 {
     for (size_t i = 0; i < lg->nreq; i++) {
         const ll_req *q = &lg->req[i];
-        if (q->k > 0 && cx->opt->gamma && q->k != cx->opt->gamma)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: gamma %zu was given, but the line has %zu per-position rates", cx->path,
-                                  q->line, cx->opt->gamma, q->k);
+        sd_status st = q->k > 0 ? sd_counts_gamma_agrees(cx, q->line, q->k, RATES, q->k) : SD_OK;
+        if (st != SD_OK)
+            return st;
         sd_derive_in in = { .A = q->A, .D = q->G, .has_x = q->has_L, .x = q->L - 1.0, .hx = q->hL, .k = q->k,
                             .r = q->r, .hr = q->hr, .kmax = q->k ? q->k : cx->opt->gamma, .c0 = -1 };
-        sd_status st = ll_group(cx, q->line, &in, in.kmax, s, reached, gamma, shorter);
+        st = ll_group(cx, q->line, &in, in.kmax, s, reached, gamma, shorter);
         if (st != SD_OK)
             return st;
     }
@@ -430,14 +432,14 @@ static sd_status ll_use_stats(const sd_counters_ctx *cx, const ll_log *lg, sd_de
                                   "tokens",
                                   cx->path, f->line, (unsigned long long)n, (unsigned long long)f->acc_drafts,
                                   (unsigned long long)f->gen_tokens, (unsigned long long)f->acc_tokens);
-        if (cx->opt->gamma && f->k > cx->opt->gamma)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: gamma %zu was given, but the line has %zu per-position rates", cx->path,
-                                  f->line, cx->opt->gamma, f->k);
+        /* a statistics line's rates reach only the longest accepted prefix: fewer than gamma agree */
+        sd_status st = f->k > cx->opt->gamma ? sd_counts_gamma_agrees(cx, f->line, f->k, RATES, f->k) : SD_OK;
+        if (st != SD_OK)
+            return st;
         sd_derive_in in = { .A = f->acc_tokens, .D = f->gen_tokens, .has_x = f->has_mean, .x = f->mean - 1.0,
                             .hx = f->hmean, .k = f->k, .r = f->r, .hr = f->hr, .n_fixed = n,
                             .c0 = f->k ? (int64_t)f->acc_drafts : -1 };
-        sd_status st = ll_group(cx, f->line, &in, cx->opt->gamma, s, reached, gamma, shorter);
+        st = ll_group(cx, f->line, &in, cx->opt->gamma, s, reached, gamma, shorter);
         if (st != SD_OK)
             return st;
     }
@@ -484,7 +486,7 @@ static void ll_notes(sd_counts *c, const ll_log *lg, const sd_derive_sum *s, int
                        c->gamma);
 }
 
-sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_cpp_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     ll_log lg = { 0 };
     sd_derive_sum s = { 0 };
@@ -528,9 +530,20 @@ sd_status sd_llama_cpp_read(const sd_counters_ctx *cx, const sd_text *t, sd_coun
     return st;
 }
 
-int sd_llama_cpp_detect(const char *line, int first)
+static int llama_cpp_detect(const char *line, int first)
 {
     const char *after;
     (void)first;
     return ll_kind(line, &after) != LL_NONE;
 }
+
+/* The row of llama.cpp: llama-server's logs.  detect: the line is a "draft acceptance [rate]
+ * =", an "acc per pos =" or a "statistics NAME: .. #gen drafts" line.  read: the per-request
+ * lines summed when each gives a mean length or rates, else the last statistics line of each
+ * implementation's run; reached[] assumed as the notes say. */
+const sd_counters_reader sd_counters_reader_llama_cpp = {
+    .name = "llama.cpp",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = llama_cpp_detect,
+    .read = llama_cpp_read,
+};

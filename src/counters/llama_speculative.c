@@ -56,7 +56,7 @@ static int ls_field(const char *line, const char **v, size_t *vn)
     return -1;
 }
 
-sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_speculative_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     uint64_t v[L_N] = { 0 };
     size_t at[L_N] = { 0 };
@@ -85,9 +85,9 @@ sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t,
     if (g < 1 || g > MAXG)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: n_draft = %llu: gamma must be in [1, %d]", cx->path,
                               at[L_DRAFT], (unsigned long long)g, MAXG);
-    if (cx->opt->gamma && cx->opt->gamma != g)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but n_draft = %llu", cx->path,
-                              at[L_DRAFT], cx->opt->gamma, (unsigned long long)g);
+    sd_status st = sd_counts_gamma_agrees(cx, at[L_DRAFT], (size_t)g, "n_draft = %llu", (unsigned long long)g);
+    if (st != SD_OK)
+        return st;
     if (A > D || A >= P)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: n_accept = %llu, n_drafted = %llu, n_predict = %llu: expected n_accept <= "
@@ -128,7 +128,7 @@ sd_status sd_llama_speculative_read(const sd_counters_ctx *cx, const sd_text *t,
     return SD_OK;
 }
 
-int sd_llama_speculative_detect(const char *line, int first)
+static int llama_speculative_detect(const char *line, int first)
 {
     const char *v;
     size_t vn;
@@ -136,3 +136,14 @@ int sd_llama_speculative_detect(const char *line, int first)
     int k = ls_field(line, &v, &vn);
     return k == L_DRAFTED || k == L_ACCEPT || k == L_DRAFT || k == L_PREDICT;
 }
+
+/* The row of llama-speculative: the final counters of llama.cpp's speculative examples
+ * ("n_draft =", "n_predict =", "n_drafted =", "n_accept =", "accept =").  detect: any of the
+ * first four.  read: gamma = n_draft, drafts = n_predict - n_accept, no positions, reached[]
+ * assumed. */
+const sd_counters_reader sd_counters_reader_llama_speculative = {
+    .name = "llama-speculative",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = llama_speculative_detect,
+    .read = llama_speculative_read,
+};

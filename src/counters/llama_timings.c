@@ -63,13 +63,13 @@ static sd_status lt_record(const sd_counters_ctx *cx, const sd_json *rec, void *
     return SD_OK;
 }
 
-int sd_llama_timings_detect(const char *line, int first)
+static int llama_timings_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "draft_n_accepted");
 }
 
-sd_status sd_llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status llama_timings_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     lt_sum sum = { 0 };
@@ -109,3 +109,13 @@ sd_status sd_llama_timings_read(const sd_counters_ctx *cx, const sd_text *t, sd_
                        sum.records - sum.with_drafts, sum.records);
     return SD_OK;
 }
+
+/* The row of llama-timings: llama-server's "timings".  detect: the member name
+ * "draft_n_accepted".  read: every record's draft_n and draft_n_accepted summed; counts only
+ * for opt->gamma = 1. */
+const sd_counters_reader sd_counters_reader_llama_timings = {
+    .name = "llama-timings",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = llama_timings_detect,
+    .read = llama_timings_read,
+};

@@ -261,11 +261,10 @@ static sd_status b_vllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_
     c->gamma = k;
     c->has_positions = 1;
     for (size_t j = 0; j < ng; j++) {
-        c->drafts += g[j].v[R_DRAFTS];
-        c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
-        c->accepted_tokens += g[j].v[R_ACCEPTED];
-        for (size_t i = 0; i < k; i++)
-            c->accepted_at[i] += g[j].pos[0][i];
+        sd_counts_block set = { .drafts = g[j].v[R_DRAFTS], .draft_tokens = g[j].v[R_DRAFT_TOKENS],
+                                .accepted_tokens = g[j].v[R_ACCEPTED], .positions = k };
+        memcpy(set.accepted_at, g[j].pos[0], k * sizeof *set.accepted_at);
+        sd_counts_add(c, &set);
     }
     for (size_t i = 0; i < k; i++)
         c->reached[i] = c->drafts;
@@ -283,6 +282,46 @@ static sd_status b_vllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_
     return SD_OK;
 }
 
+/* TensorRT-LLM's iteration counters, summed over the label sets: drafts = draft tokens /
+ * opt->gamma (required), every draft gamma long, no positions. */
+static sd_status b_trtllm_iterations(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng,
+                                     const sd_expo_select *sel, sd_counts *c)
+{
+    static const int need[] = { R_DRAFT_TOKENS, R_ACCEPTED };
+    sd_status st = p_missing(cx, e, g, ng, need, 2, sel,
+                             " (or the per-position trtllm_spec_decode_drafted_tokens and "
+                             "trtllm_spec_decode_accepted_tokens of return_perf_metrics)");
+    if (st != SD_OK)
+        return st;
+    size_t gm = cx->opt->gamma;
+    for (size_t j = 0; j < ng; j++) {
+        c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
+        c->accepted_tokens += g[j].v[R_ACCEPTED];
+    }
+    if (gm == 0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: TensorRT-LLM's iteration counters count no drafts: give the draft length "
+                              "(max_draft_len) with %s (drafts = draft tokens / gamma), or scrape the "
+                              "per-position counters (return_perf_metrics)",
+                              cx->path, g[0].line, sd_counters_gamma_name(cx));
+    if (fmod(c->draft_tokens, (double)gm) > 0.0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: %.0f draft tokens are no multiple of gamma = %zu: drafts = draft tokens / gamma "
+                              "needs every draft %zu long",
+                              cx->path, c->draft_tokens, gm, gm);
+    c->gamma = gm;
+    c->drafts = c->draft_tokens / (double)gm;
+    for (size_t i = 0; i < gm; i++)
+        c->reached[i] = c->drafts;
+    p_note_sets(c, g, ng, sel);
+    sd_counts_note(c,
+                   "TensorRT-LLM's iteration counters (enable_iter_perf_stats) count no drafts: drafts = draft "
+                   "tokens / %zu (%s), every draft %zu long.",
+                   gm, sd_counters_gamma_name(cx), gm);
+    sd_counts_note(c, "Prefix counts (accepted up to the first rejection) without per-position counts.");
+    return SD_OK;
+}
+
 /* TensorRT-LLM: the per-position counters when the scrape has them, else the iteration
  * counters with opt->gamma. */
 static sd_status b_trtllm(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const sd_expo_select *sel,
@@ -291,41 +330,8 @@ static sd_status b_trtllm(const sd_counters_ctx *cx, int e, const pgroup *g, siz
     int pos = 0;
     for (size_t j = 0; j < ng; j++)
         pos |= g[j].mask[0] != 0 || g[j].mask[1] != 0;
-    if (!pos) {
-        static const int need[] = { R_DRAFT_TOKENS, R_ACCEPTED };
-        sd_status st = p_missing(cx, e, g, ng, need, 2, sel,
-                                 " (or the per-position trtllm_spec_decode_drafted_tokens and "
-                                 "trtllm_spec_decode_accepted_tokens of return_perf_metrics)");
-        if (st != SD_OK)
-            return st;
-        size_t gm = cx->opt->gamma;
-        for (size_t j = 0; j < ng; j++) {
-            c->draft_tokens += g[j].v[R_DRAFT_TOKENS];
-            c->accepted_tokens += g[j].v[R_ACCEPTED];
-        }
-        if (gm == 0)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: TensorRT-LLM's iteration counters count no drafts: give the draft length "
-                                  "(max_draft_len) with %s (drafts = draft tokens / gamma), or scrape the "
-                                  "per-position counters (return_perf_metrics)",
-                                  cx->path, g[0].line, sd_counters_gamma_name(cx));
-        if (fmod(c->draft_tokens, (double)gm) > 0.0)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s: %.0f draft tokens are no multiple of gamma = %zu: drafts = draft tokens / gamma "
-                                  "needs every draft %zu long",
-                                  cx->path, c->draft_tokens, gm, gm);
-        c->gamma = gm;
-        c->drafts = c->draft_tokens / (double)gm;
-        for (size_t i = 0; i < gm; i++)
-            c->reached[i] = c->drafts;
-        p_note_sets(c, g, ng, sel);
-        sd_counts_note(c,
-                       "TensorRT-LLM's iteration counters (enable_iter_perf_stats) count no drafts: drafts = draft "
-                       "tokens / %zu (%s), every draft %zu long.",
-                       gm, sd_counters_gamma_name(cx), gm);
-        sd_counts_note(c, "Prefix counts (accepted up to the first rejection) without per-position counts.");
-        return SD_OK;
-    }
+    if (!pos)
+        return b_trtllm_iterations(cx, e, g, ng, sel, c);
     static const int need[] = { R_DRAFTED_POS, R_ACCEPTED_POS };
     sd_status st = p_missing(cx, e, g, ng, need, 2, sel, "");
     for (size_t j = 0; st == SD_OK && j < ng; j++) {
@@ -399,28 +405,124 @@ static int p_whole_gamma(double x, size_t *k)
     return 1;
 }
 
+/* What an SGLang scrape holds: each gauge's plain mean over its label sets (n: how many have
+ * it) and the counters summed. */
+typedef struct {
+    double L, R, S, D; /* accept length, accept rate, num_steps, num_draft_tokens */
+    size_t nl, nr, ns, nd;
+    int counters;      /* 1 when a label set has sglang:spec_verify_calls */
+    double V, G, Q;    /* verify calls, generation tokens, requests */
+} p_sglang;
+
+/* The draft length of an SGLang scrape (*gm, and *from: where it came from): opt->gamma,
+ * else spec_num_steps, else the one gamma that the gauges' len and rate fit in version A or
+ * B.  SD_EINVAL when spec_num_steps is no draft length or nothing gives one. */
+static sd_status p_sglang_gamma(const sd_counters_ctx *cx, const p_sglang *sc, size_t *gm, const char **from)
+{
+    size_t ga = 0, gb = 0;
+    *gm = cx->opt->gamma;
+    *from = sd_counters_gamma_name(cx);
+    if (*gm == 0 && sc->ns > 0) {
+        if (!p_whole_gamma(sc->S, gm))
+            return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_num_steps %.6g is not a draft length in [1, %d]",
+                                  cx->path, sc->S, MAXG);
+        *from = "sglang:spec_num_steps";
+    }
+    if (*gm == 0 && sc->nl > 0 && sc->nr > 0 && sc->L > 1.0 && sc->R > 0.0) {
+        int a = p_whole_gamma(sc->L / sc->R - 1.0, &ga), b = p_whole_gamma((sc->L - 1.0) / sc->R, &gb);
+        if (a + b == 1 || (a && b && ga == gb)) {
+            *gm = a ? ga : gb;
+            *from = a ? "the gauges' len and rate: version A's rate = len / (gamma + 1), SGLang before PR #23530"
+                      : "the gauges' len and rate: version B's rate = (len - 1) / gamma, SGLang from PR #23530";
+        }
+    }
+    if (*gm == 0)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: give the draft length (SGLang's --speculative-num-steps) with %s: the scrape has no "
+                              "sglang:spec_num_steps, and %s",
+                              cx->path, sd_counters_gamma_name(cx),
+                              sc->nl == 0 || sc->nr == 0 ? "no accept length and rate gauges to tell it"
+                                                         : "its accept length and rate fit no one draft length");
+    return SD_OK;
+}
+
+/* The counts of SGLang's counters with gamma gm: drafts = verify calls, accepted =
+ * generation tokens - requests - verify calls, no positions. */
+static sd_status p_sglang_counts(const sd_counters_ctx *cx, const p_sglang *sc, size_t gm, const char *from,
+                                 sd_counts *c)
+{
+    double A = sc->G - sc->Q - sc->V;
+    if (!(sc->V >= 1.0))
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_verify_calls is 0: no request has verified",
+                              cx->path);
+    if (A < 0.0 || A > sc->V * (double)gm)
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: generation tokens %.0f - requests %.0f - verify calls %.0f = %.0f accepted draft "
+                              "tokens, outside [0, %.0f] for gamma = %zu",
+                              cx->path, sc->G, sc->Q, sc->V, A, sc->V * (double)gm, gm);
+    c->drafts = sc->V;
+    c->draft_tokens = sc->V * (double)gm;
+    c->accepted_tokens = A;
+    for (size_t i = 0; i < gm; i++)
+        c->reached[i] = sc->V;
+    sd_counts_note(c,
+                   "SGLang's counters, added as each request finishes: drafts = sglang:spec_verify_calls (%.0f), "
+                   "accepted = generation tokens - requests (each request's first token comes from prefill) - "
+                   "verify calls (one bonus token each) = %.0f; draft tokens = drafts x %zu (gamma from %s).",
+                   sc->V, A, gm, from);
+    sd_counts_note(c,
+                   "Tokens a verify accepted past a stop token or max_tokens are not in the generation tokens, so "
+                   "the accepted count is low by up to gamma a request.");
+    if (sc->nl > 0)
+        sd_counts_note(c, "The gauge sglang:spec_accept_length (the last logging window) is %.4g.", sc->L);
+    return SD_OK;
+}
+
+/* The gauge of an SGLang scrape without the verify counter: accept length - 1 accepted
+ * tokens per verify, with gamma gm. */
+static sd_status p_sglang_gauge(const sd_counters_ctx *cx, const p_sglang *sc, size_t gm, const char *from,
+                                sd_counts *c)
+{
+    if (!(sc->L > 0.0))
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s: sglang:spec_accept_length is %.6g: no decode window has been logged (the gauge "
+                              "starts at 0)",
+                              cx->path, sc->L);
+    if (!(sc->L >= 1.0) || sc->L - 1.0 > (double)gm)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_accept_length %.6g is outside [1, gamma + 1 = %zu]",
+                              cx->path, sc->L, gm + 1);
+    c->gauge = 1;
+    c->mean_accepted = sc->L - 1.0;
+    sd_counts_note(c,
+                   "SGLang's gauge sglang:spec_accept_length = %.6g (the last --decode-log-interval window's accepted "
+                   "drafts + bonus per request-verify%s; no counts, so no interval): %.4g accepted tokens per verify; "
+                   "gamma = %zu from %s.",
+                   sc->L, sc->nl > 1 ? ", the plain mean over its label sets" : "", c->mean_accepted, gm, from);
+    return SD_OK;
+}
+
 /* SGLang: the verify counter with the generated tokens and requests when the scrape has it,
  * else the accept length gauge. */
 static sd_status b_sglang(const sd_counters_ctx *cx, int e, const pgroup *g, size_t ng, const sd_expo_select *sel,
                           sd_counts *c)
 {
-    size_t nl, nr, ns, nd;
-    double L = p_gauge(g, ng, R_LENGTH, &nl), R = p_gauge(g, ng, R_RATE, &nr);
-    double S = p_gauge(g, ng, R_STEPS, &ns), D = p_gauge(g, ng, R_NUM_DRAFT, &nd);
-    int counters = 0;
-    double V = 0.0, G = 0.0, Q = 0.0;
+    p_sglang sc = { 0 };
+    sc.L = p_gauge(g, ng, R_LENGTH, &sc.nl);
+    sc.R = p_gauge(g, ng, R_RATE, &sc.nr);
+    sc.S = p_gauge(g, ng, R_STEPS, &sc.ns);
+    sc.D = p_gauge(g, ng, R_NUM_DRAFT, &sc.nd);
     for (size_t j = 0; j < ng; j++) {
-        counters |= g[j].have[R_VERIFIES];
-        V += g[j].v[R_VERIFIES];
-        G += g[j].v[R_GENERATED];
-        Q += g[j].v[R_REQUESTS];
+        sc.counters |= g[j].have[R_VERIFIES];
+        sc.V += g[j].v[R_VERIFIES];
+        sc.G += g[j].v[R_GENERATED];
+        sc.Q += g[j].v[R_REQUESTS];
     }
-    if (counters) {
+    if (sc.counters) {
         static const int need[] = { R_VERIFIES, R_GENERATED, R_REQUESTS };
         sd_status st = p_missing(cx, e, g, ng, need, 3, sel, "");
         if (st != SD_OK)
             return st;
-    } else if (nl == 0) {
+    } else if (sc.nl == 0) {
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s: SGLang's metrics without speculative decoding%s%.*s%s%.*s: expected the counter "
                               "sglang:spec_verify_calls (with sglang:generation_tokens and sglang:num_requests) or the "
@@ -429,30 +531,11 @@ static sd_status b_sglang(const sd_counters_ctx *cx, int e, const pgroup *g, siz
                               sel->name ? sel->name : "", sel->name ? "=" : "", sel->name ? (int)sel->vn : 0,
                               sel->name ? sel->val : "");
     }
-    /* gamma */
-    size_t gm = cx->opt->gamma, ga = 0, gb = 0;
-    const char *from = sd_counters_gamma_name(cx);
-    if (gm == 0 && ns > 0) {
-        if (!p_whole_gamma(S, &gm))
-            return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_num_steps %.6g is not a draft length in [1, %d]",
-                                  cx->path, S, MAXG);
-        from = "sglang:spec_num_steps";
-    }
-    if (gm == 0 && nl > 0 && nr > 0 && L > 1.0 && R > 0.0) {
-        int a = p_whole_gamma(L / R - 1.0, &ga), b = p_whole_gamma((L - 1.0) / R, &gb);
-        if (a + b == 1 || (a && b && ga == gb)) {
-            gm = a ? ga : gb;
-            from = a ? "the gauges' len and rate: version A's rate = len / (gamma + 1), SGLang before PR #23530"
-                     : "the gauges' len and rate: version B's rate = (len - 1) / gamma, SGLang from PR #23530";
-        }
-    }
-    if (gm == 0)
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s: give the draft length (SGLang's --speculative-num-steps) with %s: the scrape has no "
-                              "sglang:spec_num_steps, and %s",
-                              cx->path, sd_counters_gamma_name(cx),
-                              nl == 0 || nr == 0 ? "no accept length and rate gauges to tell it"
-                                                 : "its accept length and rate fit no one draft length");
+    size_t gm;
+    const char *from;
+    sd_status st = p_sglang_gamma(cx, &sc, &gm, &from);
+    if (st != SD_OK)
+        return st;
     c->gamma = gm;
     if (sel->name)
         p_note_sets(c, g, ng, sel);
@@ -462,54 +545,12 @@ static sd_status b_sglang(const sd_counters_ctx *cx, int e, const pgroup *g, siz
                        "all: the tokenizer's counters and the scheduler's gauges carry different labels); select one "
                        "with label=value.",
                        ng);
-    if (nd > 0 && !(fabs(D - (double)(gm + 1)) <= 1e-9 * D))
+    if (sc.nd > 0 && !(fabs(sc.D - (double)(gm + 1)) <= 1e-9 * sc.D))
         sd_counts_note(c,
                        "sglang:spec_num_draft_tokens %.6g is not gamma + 1: the drafts are trees (topk > 1), read as "
                        "chains of depth %zu.",
-                       D, gm);
-    if (counters) {
-        double A = G - Q - V;
-        if (!(V >= 1.0))
-            return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_verify_calls is 0: no request has verified",
-                                  cx->path);
-        if (A < 0.0 || A > V * (double)gm)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s: generation tokens %.0f - requests %.0f - verify calls %.0f = %.0f accepted draft "
-                                  "tokens, outside [0, %.0f] for gamma = %zu",
-                                  cx->path, G, Q, V, A, V * (double)gm, gm);
-        c->drafts = V;
-        c->draft_tokens = V * (double)gm;
-        c->accepted_tokens = A;
-        for (size_t i = 0; i < gm; i++)
-            c->reached[i] = V;
-        sd_counts_note(c,
-                       "SGLang's counters, added as each request finishes: drafts = sglang:spec_verify_calls (%.0f), "
-                       "accepted = generation tokens - requests (each request's first token comes from prefill) - "
-                       "verify calls (one bonus token each) = %.0f; draft tokens = drafts x %zu (gamma from %s).",
-                       V, A, gm, from);
-        sd_counts_note(c,
-                       "Tokens a verify accepted past a stop token or max_tokens are not in the generation tokens, so "
-                       "the accepted count is low by up to gamma a request.");
-        if (nl > 0)
-            sd_counts_note(c, "The gauge sglang:spec_accept_length (the last logging window) is %.4g.", L);
-        return SD_OK;
-    }
-    if (!(L > 0.0))
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s: sglang:spec_accept_length is %.6g: no decode window has been logged (the gauge "
-                              "starts at 0)",
-                              cx->path, L);
-    if (!(L >= 1.0) || L - 1.0 > (double)gm)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s: sglang:spec_accept_length %.6g is outside [1, gamma + 1 = %zu]",
-                              cx->path, L, gm + 1);
-    c->gauge = 1;
-    c->mean_accepted = L - 1.0;
-    sd_counts_note(c,
-                   "SGLang's gauge sglang:spec_accept_length = %.6g (the last --decode-log-interval window's accepted "
-                   "drafts + bonus per request-verify%s; no counts, so no interval): %.4g accepted tokens per verify; "
-                   "gamma = %zu from %s.",
-                   L, nl > 1 ? ", the plain mean over its label sets" : "", c->mean_accepted, gm, from);
-    return SD_OK;
+                       sc.D, gm);
+    return sc.counters ? p_sglang_counts(cx, &sc, gm, from, c) : p_sglang_gauge(cx, &sc, gm, from, c);
 }
 
 /* The engines, in ENGINE's order. */
@@ -537,7 +578,7 @@ static sd_status p_none(const sd_counters_ctx *cx, const sd_expo_select *sel)
         sel->name ? "=" : "", sel->name ? (int)sel->vn : 0, sel->name ? sel->val : "");
 }
 
-sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status prometheus_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_expo_scrape now = { .group = -1 };
     sd_expo_scrape then = { .group = -1 };
@@ -547,7 +588,7 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     if (st == SD_OK)
         st = sd_expo_scan(cx->path, t, &TABLE, &sel, &now, cx->err);
     if (st == SD_OK && cx->opt->since) {
-        sd_text ts;
+        sd_text_lines ts;
         if ((st = sd_text_read(cx->opt->since, &ts, cx->err)) == SD_OK) {
             st = sd_expo_scan(cx->opt->since, &ts, &TABLE, &sel, &then, cx->err);
             sd_text_free(&ts);
@@ -576,7 +617,7 @@ sd_status sd_prometheus_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     return st;
 }
 
-int sd_prometheus_detect(const char *line, int first)
+static int prometheus_detect(const char *line, int first)
 {
     const char *b = sd_text_skip_blank(line);
     if (*b == '{')
@@ -635,3 +676,17 @@ sd_status sd_counters_write_prometheus(const sd_counts *c, FILE *out, sd_error *
         return sd_status_fail(err, SD_EIO, "output: write error: %s", strerror(errno));
     return SD_OK;
 }
+
+/* The row of prometheus: a saved /metrics scrape, the fallback.  detect: the line, past its
+ * blanks, starts with vllm:spec_decode_, llamacpp:spec_decode_, trtllm_spec_decode_ or
+ * sglang:spec_ (a sample's name, plain or as {"...), or it is the file's first line that is not
+ * blank and starts with "# HELP " or "# TYPE ".  read: every line checked as exposition text
+ * (exposition.h); one engine's metrics over the label sets (or the one opt->select picks), less
+ * the counters of the scrape opt->since, turned into counts by that engine's rule. */
+const sd_counters_reader sd_counters_reader_prometheus = {
+    .name = "prometheus",
+    .by = SD_COUNTERS_FALLBACK,
+    .scrape = 1,
+    .detect = prometheus_detect,
+    .read = prometheus_read,
+};

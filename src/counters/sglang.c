@@ -85,67 +85,80 @@ static unsigned sg_fits(const sg_line *o, size_t g)
     return v;
 }
 
-sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+/* What the lines read so far hold. */
+typedef struct {
+    size_t lines, rated, first_line; /* lines read, those with an accept rate, the first one's number */
+    double sum, lmax;                /* their accept len summed, the largest */
+    unsigned fit[MAXG + 1];          /* fit[k]: the versions every rated line allows with gamma k */
+} sg_scan;
+
+/* Decode batch line s (line ln) added to *sc, its accept len and rate checked against g (0:
+ * not given).  SD_EINVAL when they cannot be read, lie outside their range, or fit no gamma
+ * (g when given). */
+static sd_status sg_add_line(const sd_counters_ctx *cx, size_t ln, const char *s, size_t g, sg_scan *sc)
 {
-    size_t lines = 0, rated = 0, g = cx->opt->gamma;
-    size_t first_line = 0;
-    double sum = 0.0, lmax = 0.0;
-    unsigned fit[MAXG + 1];
-    for (size_t k = 0; k <= MAXG; k++)
-        fit[k] = k ? 3u : 0u;
-    for (size_t i = 0; i < t->n; i++) {
-        sg_line o = { 0 };
-        const char *s = t->line[i];
-        if (!sg_is_line(s))
-            continue;
-        int a = sg_value(s, "accept len:", &o.L, &o.hL);
-        int r = sg_value(s, "accept rate:", &o.R, &o.hR);
-        if (a != 1 || r < 0)
-            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: SGLang 'Decode batch' line: cannot read the accept %s",
-                                  cx->path, i + 1, a != 1 ? "len" : "rate");
-        if (!(o.L >= 1.0 - sd_derive_widen(o.hL)) || (r == 1 && !(o.R >= 0.0 && o.R <= 1.0)))
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: accept len %.6g%s: expected a length >= 1 (it counts the bonus token) and a "
-                                  "rate in [0, 1]",
-                                  cx->path, i + 1, o.L, r == 1 ? " with an accept rate outside [0, 1]" : "");
-        if (g && o.L - 1.0 > (double)g + sd_derive_widen(o.hL))
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: accept len %.6g is more than gamma + 1 = %zu tokens per verify", cx->path,
-                                  i + 1, o.L, g + 1);
-        o.has_R = r == 1;
-        if (o.has_R) {
-            unsigned any = 0;
-            for (size_t k = 1; k <= MAXG; k++) {
-                fit[k] &= sg_fits(&o, k);
-                any |= sg_fits(&o, k);
-            }
-            if (g && sg_fits(&o, g) == 0)
-                return sd_status_fail(cx->err, SD_EINVAL,
-                                      "%s:%zu: accept len %.6g and accept rate %.6g fit neither len / (gamma + 1) nor "
-                                      "(len - 1) / gamma with gamma = %zu",
-                                      cx->path, i + 1, o.L, o.R, g);
-            if (!any)
-                return sd_status_fail(cx->err, SD_EINVAL,
-                                      "%s:%zu: accept len %.6g and accept rate %.6g fit len / (gamma + 1) or (len - 1) / "
-                                      "gamma for no gamma in [1, %d]",
-                                      cx->path, i + 1, o.L, o.R, MAXG);
-            rated++;
+    sg_line o = { 0 };
+    int a = sg_value(s, "accept len:", &o.L, &o.hL);
+    int r = sg_value(s, "accept rate:", &o.R, &o.hR);
+    if (a != 1 || r < 0)
+        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: SGLang 'Decode batch' line: cannot read the accept %s",
+                              cx->path, ln, a != 1 ? "len" : "rate");
+    if (!(o.L >= 1.0 - sd_derive_widen(o.hL)) || (r == 1 && !(o.R >= 0.0 && o.R <= 1.0)))
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: accept len %.6g%s: expected a length >= 1 (it counts the bonus token) and a "
+                              "rate in [0, 1]",
+                              cx->path, ln, o.L, r == 1 ? " with an accept rate outside [0, 1]" : "");
+    if (g && o.L - 1.0 > (double)g + sd_derive_widen(o.hL))
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: accept len %.6g is more than gamma + 1 = %zu tokens per verify", cx->path, ln,
+                              o.L, g + 1);
+    o.has_R = r == 1;
+    if (o.has_R) {
+        unsigned any = 0;
+        for (size_t k = 1; k <= MAXG; k++) {
+            sc->fit[k] &= sg_fits(&o, k);
+            any |= sg_fits(&o, k);
         }
-        if (lines == 0)
-            first_line = i + 1;
-        lmax = fmax(lmax, o.L);
-        sum += o.L;
-        lines++;
+        if (g && sg_fits(&o, g) == 0)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: accept len %.6g and accept rate %.6g fit neither len / (gamma + 1) nor "
+                                  "(len - 1) / gamma with gamma = %zu",
+                                  cx->path, ln, o.L, o.R, g);
+        if (!any)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: accept len %.6g and accept rate %.6g fit len / (gamma + 1) or (len - 1) / "
+                                  "gamma for no gamma in [1, %d]",
+                                  cx->path, ln, o.L, o.R, MAXG);
+        sc->rated++;
     }
-    if (lines == 0)
+    if (sc->lines == 0)
+        sc->first_line = ln;
+    sc->lmax = fmax(sc->lmax, o.L);
+    sc->sum += o.L;
+    sc->lines++;
+    return SD_OK;
+}
+
+static sd_status sglang_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
+{
+    size_t g = cx->opt->gamma;
+    sg_scan sc = { 0 };
+    for (size_t k = 1; k <= MAXG; k++)
+        sc.fit[k] = 3u;
+    for (size_t i = 0; i < t->n; i++) {
+        sd_status st = sg_is_line(t->line[i]) ? sg_add_line(cx, i + 1, t->line[i], g, &sc) : SD_OK;
+        if (st != SD_OK)
+            return st;
+    }
+    if (sc.lines == 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s: no SGLang 'Decode batch' line with an accept len", cx->path);
     size_t pairs = 0;
     unsigned ver = 0;
     if (g)
-        ver = fit[g];
-    for (size_t k = 1; k <= MAXG && rated && cx->opt->gamma == 0; k++)
+        ver = sc.fit[g];
+    for (size_t k = 1; k <= MAXG && sc.rated && cx->opt->gamma == 0; k++)
         for (unsigned v = 1; v <= 2; v++)
-            if ((fit[k] & v) && lmax - 1.0 <= (double)k + 0.005) {
+            if ((sc.fit[k] & v) && sc.lmax - 1.0 <= (double)k + 0.005) {
                 pairs++;
                 g = k;
                 ver = v;
@@ -153,25 +166,25 @@ sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts 
     if (cx->opt->gamma == 0 && pairs != 1)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: %s: give the draft length (SGLang's --speculative-num-steps) with --gamma",
-                              cx->path, first_line,
-                              rated == 0  ? "the lines print an accept len but no accept rate, so no draft length"
-                              : pairs == 0 ? "no one draft length reproduces the accept len and rate of every line"
-                                           : "the accept len and rate fit more than one draft length or version");
+                              cx->path, sc.first_line,
+                              sc.rated == 0 ? "the lines print an accept len but no accept rate, so no draft length"
+                              : pairs == 0  ? "no one draft length reproduces the accept len and rate of every line"
+                                            : "the accept len and rate fit more than one draft length or version");
     c->gamma = g;
     c->gauge = 1;
-    c->mean_accepted = fmin(fmax(sum / (double)lines - 1.0, 0.0), (double)g);
+    c->mean_accepted = fmin(fmax(sc.sum / (double)sc.lines - 1.0, 0.0), (double)g);
     sd_counts_note(c,
                    "The plain mean of %zu SGLang 'Decode batch' accept len values (each the mean over one "
                    "--decode-log-interval window; the lines print no verify count to weight them): E(N) = %.4g with "
                    "the bonus token, %.4g accepted tokens per verify.",
-                   lines, sum / (double)lines, c->mean_accepted);
+                   sc.lines, sc.sum / (double)sc.lines, c->mean_accepted);
     if (cx->opt->gamma)
         sd_counts_note(c, "gamma = %zu from --gamma%s.", g,
-                       rated == 0   ? ""
-                       : ver == 1   ? "; the accept rate fits version A, len / (gamma + 1)"
-                       : ver == 2   ? "; the accept rate fits version B, (len - 1) / gamma"
-                       : ver == 3   ? "; the accept rate fits both len / (gamma + 1) and (len - 1) / gamma"
-                                    : "; the lines' accept rates fit different versions");
+                       sc.rated == 0 ? ""
+                       : ver == 1    ? "; the accept rate fits version A, len / (gamma + 1)"
+                       : ver == 2    ? "; the accept rate fits version B, (len - 1) / gamma"
+                       : ver == 3    ? "; the accept rate fits both len / (gamma + 1) and (len - 1) / gamma"
+                                     : "; the lines' accept rates fit different versions");
     else
         sd_counts_note(c, "gamma = %zu: the one draft length for which %s reproduces every line's accept rate%s.", g,
                        ver == 1 ? "version A's rate = len / (gamma + 1) (SGLang before PR #23530)"
@@ -180,8 +193,18 @@ sd_status sd_sglang_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts 
     return SD_OK;
 }
 
-int sd_sglang_detect(const char *line, int first)
+static int sglang_detect(const char *line, int first)
 {
     (void)first;
     return sg_is_line(line);
 }
+
+/* The row of sglang: SGLang's "Decode batch ... accept len: x[, accept rate: y]" lines.
+ * detect: a "Decode batch" line with "accept len:".  read: a gauge, the plain mean of the
+ * lines' accept len - 1; gamma from opt->gamma or the one (version, gamma) the rates fit. */
+const sd_counters_reader sd_counters_reader_sglang = {
+    .name = "sglang",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = sglang_detect,
+    .read = sglang_read,
+};

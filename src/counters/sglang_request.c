@@ -67,124 +67,152 @@ static sd_status sg_alias(const sd_counters_ctx *cx, const sd_json *m, const cha
     return SD_OK;
 }
 
-static sd_status sg_meta(const sd_counters_ctx *cx, const sd_json *m, sg_sum *sum)
+/* What one request's meta_info states; -1 for a count it does not give. */
+typedef struct {
+    size_t line;
+    double V, A, P;           /* spec_verify_ct, the accepted and the proposed drafts */
+    const char *an, *pn;      /* the names A and P were read under */
+    int has_h;                /* a histogram: h[0 .. len - 1] */
+    const sd_json *hv;        /* its member, for the line */
+    double h[MAXG + 1];
+    size_t len;
+} sg_request;
+
+/* The fields of meta_info m into *q: q->V < 0 when m has no spec_verify_ct (the request did
+ * not verify; nothing else is read).  SD_EINVAL when a field is malformed, two aliases or
+ * the two histograms disagree, or neither the accepted drafts nor a histogram is there. */
+static sd_status sg_fields(const sd_counters_ctx *cx, const sd_json *m, sg_request *q)
 {
     static const char *const CORRECT[] = { "spec_num_correct_drafts", "spec_accepted_drafts", "spec_accept_token_num",
                                            NULL };
     static const char *const PROPOSED[] = { "spec_num_proposed_drafts", "spec_proposed_drafts", "spec_draft_token_num",
                                             NULL };
-    double V = -1, A = -1, P = -1;
-    const char *an, *pn;
+    q->V = -1;
     sd_status st = sd_json_expect(m, SD_JSON_OBJECT, "meta_info", cx->err);
     if (st == SD_OK)
-        st = sd_counters_json_opt_count(m, "spec_verify_ct", &V, cx->err);
-    if (st != SD_OK || V < 0)
+        st = sd_counters_json_opt_count(m, "spec_verify_ct", &q->V, cx->err);
+    if (st != SD_OK || q->V < 0)
         return st;
-    if ((st = sg_alias(cx, m, CORRECT, &A, &an)) != SD_OK || (st = sg_alias(cx, m, PROPOSED, &P, &pn)) != SD_OK)
+    if ((st = sg_alias(cx, m, CORRECT, &q->A, &q->an)) != SD_OK ||
+        (st = sg_alias(cx, m, PROPOSED, &q->P, &q->pn)) != SD_OK)
         return st;
     const sd_json *hv = sd_json_find(m, "spec_correct_drafts_histogram");
     const sd_json *ha = sd_json_find(m, "spec_accept_histogram");
-    double h[MAXG + 1], h2[MAXG + 1];
-    size_t len = 0, len2 = 0;
+    double h2[MAXG + 1];
+    size_t len2 = 0;
     int dense = 0;
-    size_t ln = m->line;
-    if (hv != NULL && (st = sd_counters_json_histogram(cx, hv, "spec_correct_drafts_histogram", 0, 0, h, MAXG + 1,
-                                                       &len, &dense)) != SD_OK)
+    q->line = m->line;
+    q->len = 0;
+    if (hv != NULL && (st = sd_counters_json_histogram(cx, hv, "spec_correct_drafts_histogram", 0, 0, q->h, MAXG + 1,
+                                                       &q->len, &dense)) != SD_OK)
         return st;
-    if (ha != NULL && (st = sd_counters_json_histogram(cx, ha, "spec_accept_histogram", 0, 0, hv ? h2 : h, MAXG + 1,
-                                                       hv ? &len2 : &len, &dense)) != SD_OK)
+    if (ha != NULL && (st = sd_counters_json_histogram(cx, ha, "spec_accept_histogram", 0, 0, hv ? h2 : q->h,
+                                                       MAXG + 1, hv ? &len2 : &q->len, &dense)) != SD_OK)
         return st;
-    if (hv != NULL && ha != NULL && (len != len2 || memcmp(h, h2, len * sizeof *h) != 0))
+    if (hv != NULL && ha != NULL && (q->len != len2 || memcmp(q->h, h2, q->len * sizeof *h2) != 0))
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: spec_correct_drafts_histogram and its alias spec_accept_histogram differ",
                               cx->path, ha->line);
-    int has_h = hv != NULL || ha != NULL;
-    if (A < 0 && !has_h)
+    q->has_h = hv != NULL || ha != NULL;
+    q->hv = hv ? hv : ha;
+    if (q->A < 0 && !q->has_h)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: spec_verify_ct without the accepted drafts (spec_num_correct_drafts, "
                               "spec_accepted_drafts or spec_accept_token_num, or a histogram): completion_tokens, which "
                               "includes the prefill token, does not give them",
-                              cx->path, ln);
-    size_t g = 0;
+                              cx->path, q->line);
+    return SD_OK;
+}
+
+/* The request's draft length (*g): the histogram's length - 1, else proposed / verify_ct,
+ * else opt->gamma; each that the request gives must agree with the others and with
+ * opt->gamma.  SD_EINVAL naming the two that differ, or when none gives it. */
+static sd_status sg_gamma(const sd_counters_ctx *cx, const sg_request *q, size_t *g)
+{
     const char *from = NULL;
-    if (has_h) {
-        if (len < 2)
+    *g = 0;
+    if (q->has_h) {
+        if (q->len < 2)
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: a histogram of %zu buckets: expected gamma + 1 >= 2",
-                                  cx->path, (hv ? hv : ha)->line, len);
-        g = len - 1;
+                                  cx->path, q->hv->line, q->len);
+        *g = q->len - 1;
         from = "the histogram's length - 1";
     }
-    if (P >= 0 && V > 0) {
-        double q = P / V;
-        if (!(floor(q) >= q) || q < 1 || q > MAXG)
+    if (q->P >= 0 && q->V > 0) {
+        double r = q->P / q->V;
+        if (!(floor(r) >= r) || r < 1 || r > MAXG)
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: %s %.0f is not spec_verify_ct %.0f x a draft length in [1, %d] (SGLang's "
                                   "proposed = verify_ct x (num_draft_tokens - 1))",
-                                  cx->path, ln, pn, P, V, MAXG);
-        if (g && (size_t)q != g)
+                                  cx->path, q->line, q->pn, q->P, q->V, MAXG);
+        if (*g && (size_t)r != *g)
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: %s %.0f / spec_verify_ct %.0f = %.0f, but the histogram has %zu + 1 buckets",
-                                  cx->path, ln, pn, P, V, q, g);
-        g = (size_t)q;
+                                  cx->path, q->line, q->pn, q->P, q->V, r, *g);
+        *g = (size_t)r;
         from = from ? from : "proposed / spec_verify_ct";
     }
-    if (!g && !cx->opt->gamma)
+    if (!*g && !cx->opt->gamma)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the request does not state the draft length (no proposed drafts, no histogram): "
                               "give it with %s (SGLang's --speculative-num-steps)",
-                              cx->path, ln, sd_counters_gamma_name(cx));
-    if (!g) {
-        g = cx->opt->gamma;
+                              cx->path, q->line, sd_counters_gamma_name(cx));
+    if (!*g) {
+        *g = cx->opt->gamma;
         from = NULL;
     }
-    if (cx->opt->gamma && g != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the request has %zu (%s)", cx->path,
-                              ln, cx->opt->gamma, g, from);
+    return sd_counts_gamma_agrees(cx, q->line, *g, "the request has %zu (%s)", *g, from);
+}
+
+/* One request's meta_info m checked against itself and the earlier requests, and added to
+ * the sum; a request that did not verify is skipped. */
+static sd_status sg_meta(const sd_counters_ctx *cx, const sd_json *m, sg_sum *sum)
+{
+    sg_request q;
+    size_t g = 0;
+    sd_status st = sg_fields(cx, m, &q);
+    if (st != SD_OK || q.V < 0 || (st = sg_gamma(cx, &q, &g)) != SD_OK)
+        return st;
     sd_counts *c = sum->c;
     if (c->gamma && g != c->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the request has a draft length of %zu, line %zu's %zu",
-                              cx->path, ln, g, sum->first_line, c->gamma);
-    double at[MAXG] = { 0 };
-    if (has_h) {
-        double D = 0.0, S = 0.0;
-        for (size_t j = 0; j <= g; j++) {
-            D += h[j];
-            S += (double)j * h[j];
-            for (size_t i = 0; i < j; i++)
-                at[i] += h[j];
-        }
-        if (fabs(D - V) > 0.5)
+                              cx->path, q.line, g, sum->first_line, c->gamma);
+    sd_counts_block part = { 0 };
+    if (q.has_h) {
+        for (size_t j = 0; j <= g; j++)
+            sd_counts_block_accepting(&part, j, q.h[j]);
+        const double D = part.drafts, S = part.accepted_tokens;
+        if (fabs(D - q.V) > 0.5)
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: spec_verify_ct %.0f, but the histogram sums to %.0f",
-                                  cx->path, ln, V, D);
-        if (A >= 0 && fabs(S - A) > 0.5)
+                                  cx->path, q.line, q.V, D);
+        if (q.A >= 0 && fabs(S - q.A) > 0.5)
             return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %s %.0f, but the histogram gives %.0f accepted drafts",
-                                  cx->path, ln, an, A, S);
-        A = S;
+                                  cx->path, q.line, q.an, q.A, S);
+        q.A = S;
     }
-    if (P < 0)
-        P = V * (double)g;
-    if (A > P)
+    if (q.P < 0)
+        q.P = q.V * (double)g;
+    if (q.A > q.P)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %.0f accepted drafts exceed the %.0f proposed (%.0f verify "
-                              "passes of %zu)", cx->path, ln, A, P, V, g);
+                              "passes of %zu)", cx->path, q.line, q.A, q.P, q.V, g);
     const sd_json *rv = sd_json_find(m, "spec_accept_rate");
     double rate = 0.0;
-    if (rv != NULL && P > 0) {
+    if (rv != NULL && q.P > 0) {
         if ((st = sd_json_number(rv, "spec_accept_rate", &rate, cx->err)) != SD_OK)
             return st;
-        if (!(fabs(rate - A / P) <= RATIO_TOL))
+        if (!(fabs(rate - q.A / q.P) <= RATIO_TOL))
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: spec_accept_rate %.17g, but accepted / proposed drafts = %.0f / %.0f = %.17g",
-                                  cx->path, rv->line, rate, A, P, A / P);
+                                  cx->path, rv->line, rate, q.A, q.P, q.A / q.P);
     }
     if (sum->requests++ == 0)
-        sum->first_line = ln;
-    sum->with_hist += has_h;
+        sum->first_line = q.line;
+    sum->with_hist += q.has_h;
     c->gamma = g;
-    c->drafts += V;
-    c->draft_tokens += P;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < g; i++)
-        c->accepted_at[i] += at[i];
+    part.drafts = q.V;
+    part.draft_tokens = q.P;
+    part.accepted_tokens = q.A;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 
@@ -196,13 +224,13 @@ static sd_status sg_record(const sd_counters_ctx *cx, const sd_json *rec, void *
     return sg_meta(cx, m ? m : rec, sum);
 }
 
-int sd_sglang_request_detect(const char *line, int first)
+static int sglang_request_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "spec_verify_ct");
 }
 
-sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status sglang_request_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     sg_sum sum = { .c = c };
@@ -227,3 +255,12 @@ sd_status sd_sglang_request_read(const sd_counters_ctx *cx, const sd_text *t, sd
                        sum.records);
     return SD_OK;
 }
+
+/* The row of sglang-request: SGLang's per-request meta_info.  detect: the member name
+ * "spec_verify_ct".  read: every request's counts (and histogram), summed. */
+const sd_counters_reader sd_counters_reader_sglang_request = {
+    .name = "sglang-request",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = sglang_request_detect,
+    .read = sglang_request_read,
+};

@@ -61,7 +61,19 @@ static sd_status sp_rates(const sd_counters_ctx *cx, const sd_json *p, const cha
     return SD_OK;
 }
 
-static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts *c)
+/* What the histogram is held to: the profile's draft length and its rates. */
+typedef struct {
+    size_t g;        /* num_speculative_tokens */
+    double m[MAXG];  /* marginal_accept_rates[0 .. g - 1] */
+    double sum;      /* their sum: the mean accepted tokens per step */
+    size_t mline;    /* the line of marginal_accept_rates */
+    double mean;     /* mean_accept_length, or -1 without one */
+} sp_profile;
+
+/* The schema_version, measured and verification_method of profile p, and its
+ * num_speculative_tokens into pr->g, held to opt->gamma.  SD_EINVAL for another schema, a
+ * stub, another verification, or a draft length outside [1, MAXG] or not the one given. */
+static sd_status sp_header(const sd_counters_ctx *cx, const sd_json *p, sp_profile *pr)
 {
     const sd_json *v = NULL;
     const char *s = NULL;
@@ -75,7 +87,8 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
     if (strcmp(s, "1.0") != 0)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: schema_version \"%s\": expected \"1.0\"", cx->path, v->line,
                               s);
-    if ((st = sd_json_get(p, "measured", &v, cx->err)) != SD_OK || (st = sd_json_bool(v, "measured", &measured, cx->err)) != SD_OK)
+    if ((st = sd_json_get(p, "measured", &v, cx->err)) != SD_OK ||
+        (st = sd_json_bool(v, "measured", &measured, cx->err)) != SD_OK)
         return st;
     if (!measured)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: measured is false: a stub profile holds no measurement",
@@ -95,48 +108,56 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
     if (K < 1 || K > MAXG)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_speculative_tokens %llu is outside [1, %d]", cx->path,
                               v->line, (unsigned long long)K, MAXG);
-    const size_t g = (size_t)K;
-    if (cx->opt->gamma && cx->opt->gamma != g)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but num_speculative_tokens is %zu",
-                              cx->path, v->line, cx->opt->gamma, g);
-    double m[MAXG], cond[MAXG], sum = 0.0;
-    if ((st = sp_rates(cx, p, "marginal_accept_rates", g, m)) != SD_OK)
+    pr->g = (size_t)K;
+    return sd_counts_gamma_agrees(cx, v->line, pr->g, "num_speculative_tokens is %zu", pr->g);
+}
+
+/* The rates of profile p into pr (pr->g set): the marginal rates, non-increasing, and the
+ * conditional ones when present, each in [0, 1]; mean_accept_length within the schema's
+ * tolerance of 1 + their sum. */
+static sd_status sp_marginals(const sd_counters_ctx *cx, const sd_json *p, sp_profile *pr)
+{
+    double cond[MAXG];
+    const sd_json *v;
+    sd_status st = sp_rates(cx, p, "marginal_accept_rates", pr->g, pr->m);
+    if (st != SD_OK)
         return st;
     if (sd_json_find(p, "conditional_accept_rates") != NULL &&
-        (st = sp_rates(cx, p, "conditional_accept_rates", g, cond)) != SD_OK)
+        (st = sp_rates(cx, p, "conditional_accept_rates", pr->g, cond)) != SD_OK)
         return st;
-    size_t mline = sd_json_find(p, "marginal_accept_rates")->line;
-    for (size_t i = 0; i < g; i++) {
-        if (i > 0 && m[i] > m[i - 1] + PROFILE_MONO_TOL)
+    pr->mline = sd_json_find(p, "marginal_accept_rates")->line;
+    pr->sum = 0.0;
+    for (size_t i = 0; i < pr->g; i++) {
+        if (i > 0 && pr->m[i] > pr->m[i - 1] + PROFILE_MONO_TOL)
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: marginal_accept_rates rises at position %zu: %.17g after %.17g", cx->path,
-                                  mline, i, m[i], m[i - 1]);
-        sum += m[i];
+                                  pr->mline, i, pr->m[i], pr->m[i - 1]);
+        pr->sum += pr->m[i];
     }
-    double mean = -1.0;
+    pr->mean = -1.0;
     if ((v = sd_json_find(p, "mean_accept_length")) != NULL && v->type != SD_JSON_NULL) {
-        if ((st = sd_json_number(v, "mean_accept_length", &mean, cx->err)) != SD_OK)
+        if ((st = sd_json_number(v, "mean_accept_length", &pr->mean, cx->err)) != SD_OK)
             return st;
-        if (!(fabs(1.0 + sum - mean) <= PROFILE_MEAN_TOL))
+        if (!(fabs(1.0 + pr->sum - pr->mean) <= PROFILE_MEAN_TOL))
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: mean_accept_length %.17g, but 1 + sum(marginal_accept_rates) = %.17g: they "
                                   "differ by more than the schema's tolerance %g",
-                                  cx->path, v->line, mean, 1.0 + sum, PROFILE_MEAN_TOL);
+                                  cx->path, v->line, pr->mean, 1.0 + pr->sum, PROFILE_MEAN_TOL);
     }
-    c->gamma = g;
-    const sd_json *hv = sd_json_find(p, "acceptance_length_histogram");
-    if (hv == NULL || hv->type == SD_JSON_NULL) {
-        c->gauge = 1;
-        c->mean_accepted = sum;
-        sd_counts_note(c, "speculation_profile.json without acceptance_length_histogram: a mean of %.6g accepted "
-                       "tokens per step (the sum of marginal_accept_rates), without counts.", sum);
-        return SD_OK;
-    }
+    return SD_OK;
+}
+
+/* The counts of acceptance_length_histogram hv into c (its gamma set), held to the rates
+ * and the mean of pr: exact per-position prefix counts, every step gamma drafts long. */
+static sd_status sp_histogram(const sd_counters_ctx *cx, const sd_json *p, const sd_json *hv, const sp_profile *pr,
+                              sd_counts *c)
+{
+    const size_t g = pr->g;
     double h[MAXG + 2];
     size_t len = 0;
     int dense = 0;
-    if ((st = sd_counters_json_histogram(cx, hv, "acceptance_length_histogram", 1, 1, h, MAXG + 2, &len, &dense)) !=
-        SD_OK)
+    sd_status st = sd_counters_json_histogram(cx, hv, "acceptance_length_histogram", 1, 1, h, MAXG + 2, &len, &dense);
+    if (st != SD_OK)
         return st;
     if (dense)
         return sd_status_fail(cx->err, SD_EINVAL,
@@ -147,27 +168,25 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
                               "%s:%zu: acceptance_length_histogram has length %zu, but num_speculative_tokens %zu allows "
                               "at most %zu",
                               cx->path, hv->line, len, g, g + 1);
-    /* h[L - 1]: steps that emitted L tokens, L - 1 drafts accepted */
-    for (size_t L = 1; L <= g + 1; L++) {
-        c->drafts += h[L - 1];
-        c->accepted_tokens += (double)(L - 1) * h[L - 1];
-        for (size_t i = 0; i + 2 <= L; i++)
-            c->accepted_at[i] += h[L - 1];
-    }
+    sd_counts_block steps = { 0 };
+    for (size_t j = 0; j <= g; j++) /* h[j]: steps that emitted j + 1 tokens, j drafts accepted */
+        sd_counts_block_accepting(&steps, j, h[j]);
+    sd_counts_add(c, &steps);
     if (!(c->drafts >= 1.0))
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: acceptance_length_histogram holds no step", cx->path,
                               hv->line);
     for (size_t i = 0; i < g; i++)
-        if (!(fabs(m[i] - c->accepted_at[i] / c->drafts) <= PROFILE_MEAN_TOL))
+        if (!(fabs(pr->m[i] - c->accepted_at[i] / c->drafts) <= PROFILE_MEAN_TOL))
             return sd_status_fail(cx->err, SD_EINVAL,
                                   "%s:%zu: marginal_accept_rates[%zu] = %.17g, but the histogram gives %.0f / %.0f = "
                                   "%.17g",
-                                  cx->path, mline, i, m[i], c->accepted_at[i], c->drafts, c->accepted_at[i] / c->drafts);
+                                  cx->path, pr->mline, i, pr->m[i], c->accepted_at[i], c->drafts,
+                                  c->accepted_at[i] / c->drafts);
     double hmean = 1.0 + c->accepted_tokens / c->drafts;
-    if (mean >= 0.0 && !(fabs(mean - hmean) <= PROFILE_ROUND_TOL))
+    if (pr->mean >= 0.0 && !(fabs(pr->mean - hmean) <= PROFILE_ROUND_TOL))
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: mean_accept_length %.17g, but the histogram's mean is %.17g", cx->path,
-                              sd_json_find(p, "mean_accept_length")->line, mean, hmean);
+                              sd_json_find(p, "mean_accept_length")->line, pr->mean, hmean);
     c->draft_tokens = c->drafts * (double)g;
     c->has_positions = 1;
     for (size_t i = 0; i < g; i++)
@@ -178,13 +197,31 @@ static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts 
     return SD_OK;
 }
 
-int sd_speculation_profile_detect(const char *line, int first)
+/* Profile p into c: counts from its histogram, else a gauge from its marginal rates. */
+static sd_status sp_read(const sd_counters_ctx *cx, const sd_json *p, sd_counts *c)
+{
+    sp_profile pr;
+    sd_status st = sp_header(cx, p, &pr);
+    if (st != SD_OK || (st = sp_marginals(cx, p, &pr)) != SD_OK)
+        return st;
+    c->gamma = pr.g;
+    const sd_json *hv = sd_json_find(p, "acceptance_length_histogram");
+    if (hv != NULL && hv->type != SD_JSON_NULL)
+        return sp_histogram(cx, p, hv, &pr, c);
+    c->gauge = 1;
+    c->mean_accepted = pr.sum;
+    sd_counts_note(c, "speculation_profile.json without acceptance_length_histogram: a mean of %.6g accepted "
+                   "tokens per step (the sum of marginal_accept_rates), without counts.", pr.sum);
+    return SD_OK;
+}
+
+static int speculation_profile_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "marginal_accept_rates");
 }
 
-sd_status sd_speculation_profile_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status speculation_profile_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     sd_json_docs d;
@@ -293,3 +330,13 @@ sd_status sd_counters_write_profile(const sd_counts *c, FILE *out, sd_error *err
         return sd_status_fail(err, SD_EIO, "speculation profile: write error: %s", strerror(errno));
     return SD_OK;
 }
+
+/* The row of speculation-profile: NVIDIA Model-Optimizer's speculation_profile.json.  detect:
+ * the member name "marginal_accept_rates".  read: the profile's histogram as counts, else a
+ * gauge. */
+const sd_counters_reader sd_counters_reader_speculation_profile = {
+    .name = "speculation-profile",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = speculation_profile_detect,
+    .read = speculation_profile_read,
+};

@@ -12,14 +12,14 @@
 
 #define FILE_MAX ((size_t)1 << 30)
 
-void sd_text_free(sd_text *t)
+void sd_text_free(sd_text_lines *t)
 {
     free(t->buf);
     free(t->line);
     memset(t, 0, sizeof *t);
 }
 
-sd_status sd_text_read(const char *path, sd_text *t, sd_error *err)
+sd_status sd_text_read(const char *path, sd_text_lines *t, sd_error *err)
 {
     memset(t, 0, sizeof *t);
     size_t len = 0;

@@ -24,17 +24,17 @@ typedef struct {
     char **line;  /* line[0 .. n-1], pointing into buf */
     size_t n;
     size_t longest; /* the longest line's length (strlen) */
-} sd_text;
+} sd_text_lines;
 
 /* Reads the file at path (at most 1 GiB, through sd_file_read) into *t, split
  * into lines: a line feed ends a line, a last line without one counts.  The
  * caller frees *t with sd_text_free.  SD_EINVAL (naming the path) when the
  * file cannot be opened or read or is too long; SD_ENOMEM.  On failure *t
  * holds nothing to free (all zero). */
-sd_status sd_text_read(const char *path, sd_text *t, sd_error *err);
+sd_status sd_text_read(const char *path, sd_text_lines *t, sd_error *err);
 
 /* Frees what sd_text_read allocated and zeroes *t; a zeroed *t is fine. */
-void sd_text_free(sd_text *t);
+void sd_text_free(sd_text_lines *t);
 
 /* 1 for a blank: a space or a tab; 0 otherwise. */
 int sd_text_blank(char ch);

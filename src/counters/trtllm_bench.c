@@ -86,7 +86,7 @@ static int tb_fits(const tb_block *b, size_t g)
     return 1;
 }
 
-sd_status sd_trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status trtllm_bench_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     tb_block b;
     size_t blocks = 0;
@@ -158,9 +158,19 @@ sd_status sd_trtllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_c
     return SD_OK;
 }
 
-int sd_trtllm_bench_detect(const char *line, int first)
+static int trtllm_bench_detect(const char *line, int first)
 {
     const char *s = sd_text_skip_blank(line);
     (void)first;
     return (*s == '=' && strstr(s, "= " MARKER) != NULL) || tb_tag(s) >= 0;
 }
+
+/* The row of trtllm-bench: trtllm-bench's "DECODING STATISTICS" block.  detect: its "= DECODING
+ * STATISTICS" line or a "[DT] ", "[ADT] ", "[DAR] ", "[AL] " line.  read: a gauge, gamma x
+ * average ADT / average DT; gamma from the block (AL = 1 + gamma DAR) or opt->gamma. */
+const sd_counters_reader sd_counters_reader_trtllm_bench = {
+    .name = "trtllm-bench",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = trtllm_bench_detect,
+    .read = trtllm_bench_read,
+};

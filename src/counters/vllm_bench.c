@@ -104,8 +104,8 @@ static int bench_field(const sd_counters_ctx *cx, size_t ln, const char *line, b
     return 1;
 }
 
-/* The checks of a finished block and its per-position counts (c[0 .. k-1]). */
-static sd_status bench_check(const sd_counters_ctx *cx, const bench_block *b, uint64_t *c)
+/* The checks of a finished block, and its counts into *out. */
+static sd_status bench_check(const sd_counters_ctx *cx, const bench_block *b, sd_counts_block *out)
 {
     const char *miss = !b->has_n ? "Drafts" : !b->has_D ? "Draft tokens" : !b->has_A ? "Accepted tokens" : NULL;
     if (miss != NULL)
@@ -131,9 +131,9 @@ static sd_status bench_check(const sd_counters_ctx *cx, const bench_block *b, ui
                               "%s:%zu: the block has no per-position acceptance: give the number of speculative "
                               "tokens with --gamma",
                               cx->path, b->line);
-    if (cx->opt->gamma && b->k && b->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the block has %zu positions",
-                              cx->path, b->line, cx->opt->gamma, b->k);
+    sd_status st = b->k ? sd_counts_gamma_agrees(cx, b->line, b->k, "the block has %zu positions", b->k) : SD_OK;
+    if (st != SD_OK)
+        return st;
     if ((double)b->D > (double)b->drafts * (double)g)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: %llu draft tokens in %llu drafts is more than gamma = %zu per draft", cx->path,
@@ -142,22 +142,24 @@ static sd_status bench_check(const sd_counters_ctx *cx, const bench_block *b, ui
         return SD_EINVAL;
     sd_derive_in in = { .A = b->A, .D = b->D, .k = b->k, .r = b->r, .hr = b->hr, .kmax = g,
                         .n_fixed = b->drafts, .c0 = -1 };
-    sd_derive_out out;
-    if (b->k && sd_derive_solve(&in, &out) != SD_DERIVE_OK)
+    sd_derive_out d;
+    if (b->k && sd_derive_solve(&in, &d) != SD_DERIVE_OK)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: no whole per-position counts of %llu drafts reproduce the printed "
                               "per-position acceptance and sum to %llu accepted tokens",
                               cx->path, b->line, (unsigned long long)b->drafts, (unsigned long long)b->A);
+    *out = (sd_counts_block){ .drafts = (double)b->drafts, .draft_tokens = (double)b->D,
+                              .accepted_tokens = (double)b->A, .positions = b->k };
     for (size_t i = 0; i < b->k; i++)
-        c[i] = out.c[i];
+        out->accepted_at[i] = (double)d.c[i];
     return SD_OK;
 }
 
 /* Adds a finished block to c (blocks: the count so far). */
 static sd_status bench_add(const sd_counters_ctx *cx, const bench_block *b, sd_counts *c, size_t *blocks)
 {
-    uint64_t pos[MAXG];
-    sd_status st = bench_check(cx, b, pos);
+    sd_counts_block part;
+    sd_status st = bench_check(cx, b, &part);
     if (st != SD_OK)
         return st;
     size_t g = b->k ? b->k : cx->opt->gamma;
@@ -167,16 +169,12 @@ static sd_status bench_add(const sd_counters_ctx *cx, const bench_block *b, sd_c
                               b->k, c->has_positions ? c->gamma : 0, c->has_positions ? "" : " (gamma given)");
     c->gamma = g;
     c->has_positions = b->k > 0;
-    c->drafts += (double)b->drafts;
-    c->draft_tokens += (double)b->D;
-    c->accepted_tokens += (double)b->A;
-    for (size_t i = 0; i < b->k; i++)
-        c->accepted_at[i] += (double)pos[i];
+    sd_counts_add(c, &part);
     (*blocks)++;
     return SD_OK;
 }
 
-sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_bench_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     bench_block b;
     int open = 0;
@@ -217,8 +215,18 @@ sd_status sd_vllm_bench_read(const sd_counters_ctx *cx, const sd_text *t, sd_cou
     return SD_OK;
 }
 
-int sd_vllm_bench_detect(const char *line, int first)
+static int vllm_bench_detect(const char *line, int first)
 {
     (void)first;
     return bench_header(line);
 }
+
+/* The row of vllm-bench: `vllm bench serve`'s "Speculative Decoding" block.  detect: its header
+ * line (dashes around "Speculative Decoding").  read: each block's counts and per-position
+ * counts derived from the printed rates, the blocks summed. */
+const sd_counters_reader sd_counters_reader_vllm_bench = {
+    .name = "vllm-bench",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_bench_detect,
+    .read = vllm_bench_read,
+};

@@ -112,13 +112,13 @@ static sd_status off_add(const sd_counters_ctx *cx, const off_block *b, sd_count
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the mean acceptance length %.6g is not 1 + accepted / drafts = %.6g", cx->path,
                               b->line, b->L, 1.0 + (double)b->A / (double)b->n);
-    if (cx->opt->gamma && b->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the summary has %zu positions",
-                              cx->path, b->line, cx->opt->gamma, b->k);
+    sd_status st = sd_counts_gamma_agrees(cx, b->line, b->k, "the summary has %zu positions", b->k);
+    if (st != SD_OK)
+        return st;
     if (*blocks > 0 && b->k != c->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: a summary with %zu positions, but an earlier one has %zu",
                               cx->path, b->line, b->k, c->gamma);
-    sd_status st = sd_derive_rates_fall(cx, b->line, b->r, b->k);
+    st = sd_derive_rates_fall(cx, b->line, b->r, b->k);
     if (st != SD_OK || b->n == 0)
         return st;
     sd_derive_in in = { .A = b->A, .D = b->D, .k = b->k, .r = b->r, .hr = b->hr, .kmax = b->k, .n_fixed = b->n,
@@ -129,17 +129,17 @@ static sd_status off_add(const sd_counters_ctx *cx, const off_block *b, sd_count
                               "%s:%zu: no whole per-position counts of %llu drafts reproduce the printed acceptance "
                               "at each token and sum to %llu accepted tokens",
                               cx->path, b->line, (unsigned long long)b->n, (unsigned long long)b->A);
-    c->gamma = b->k;
-    c->drafts += (double)b->n;
-    c->draft_tokens += (double)b->D;
-    c->accepted_tokens += (double)b->A;
+    sd_counts_block part = { .drafts = (double)b->n, .draft_tokens = (double)b->D, .accepted_tokens = (double)b->A,
+                             .positions = b->k };
     for (size_t i = 0; i < b->k; i++)
-        c->accepted_at[i] += (double)out.c[i];
+        part.accepted_at[i] = (double)out.c[i];
+    c->gamma = b->k;
+    sd_counts_add(c, &part);
     (*blocks)++;
     return SD_OK;
 }
 
-sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_offline_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     off_block b;
     int open = 0;
@@ -184,10 +184,21 @@ sd_status sd_vllm_offline_read(const sd_counters_ctx *cx, const sd_text *t, sd_c
     return SD_OK;
 }
 
-int sd_vllm_offline_detect(const char *line, int first)
+static int vllm_offline_detect(const char *line, int first)
 {
     const char *key, *v;
     size_t kn, vn;
     (void)first;
     return off_kind(line, &key, &kn, &v, &vn) != OFF_NONE;
 }
+
+/* The row of vllm-offline: examples/offline_inference/spec_decode.py's summary.  detect: a line
+ * "num_drafts:", "num_draft_tokens:", "num_accepted_tokens:", "mean acceptance length:" or
+ * "acceptance at token i:".  read: each summary (from its num_drafts line) with its
+ * per-position counts derived, the summaries summed. */
+const sd_counters_reader sd_counters_reader_vllm_offline = {
+    .name = "vllm-offline",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_offline_detect,
+    .read = vllm_offline_read,
+};

@@ -54,6 +54,43 @@ static sd_status vr_ratio(const sd_counters_ctx *cx, const sd_json *s, const cha
     return st;
 }
 
+/* The draft length of the stats object at line ln (*g): num_spec_tokens K (-1: absent), else
+ * the dense histogram's length - 1, else opt->gamma; the histogram hv (len entries, dense or
+ * not) must fit it.  SD_EINVAL when K is out of range, the histogram does not fit, or a
+ * sparse histogram comes with neither K nor opt->gamma. */
+static sd_status vr_gamma(const sd_counters_ctx *cx, size_t ln, const sd_json *hv, size_t len, int dense, double K,
+                          size_t *g)
+{
+    if (K >= 0) {
+        if (K < 1 || K > MAXG)
+            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_tokens %.0f is outside [1, %d]", cx->path, ln,
+                                  K, MAXG);
+        *g = (size_t)K;
+        if ((dense && len != *g + 1) || (!dense && len > *g + 1))
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram has %s %zu, but num_spec_tokens %zu allows 0 .. %zu "
+                                  "accepted tokens",
+                                  cx->path, hv->line, dense ? "length" : "a key up to", dense ? len : len - 1, *g, *g);
+    } else if (dense) {
+        if (len < 2)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram of length %zu: expected num_spec_tokens + 1 >= 2 entries",
+                                  cx->path, hv->line, len);
+        *g = len - 1;
+    } else if (cx->opt->gamma) {
+        *g = cx->opt->gamma;
+        if (len > *g + 1)
+            return sd_status_fail(cx->err, SD_EINVAL,
+                                  "%s:%zu: acceptance_histogram has a key %zu, beyond gamma %zu given", cx->path,
+                                  hv->line, len - 1, *g);
+    } else
+        return sd_status_fail(cx->err, SD_EINVAL,
+                              "%s:%zu: the sparse acceptance_histogram does not state the draft length and there is "
+                              "no num_spec_tokens: give it with %s (vLLM's num_speculative_tokens)",
+                              cx->path, hv->line, sd_counters_gamma_name(cx));
+    return SD_OK;
+}
+
 /* One stats object s (a request's or a choice's): its histogram checked and added to the sum. */
 static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *sum)
 {
@@ -79,47 +116,19 @@ static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *s
         return st;
     size_t ln = s->line;
     size_t g = 0;
-    if (K >= 0) {
-        if (K < 1 || K > MAXG)
-            return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_tokens %.0f is outside [1, %d]", cx->path, ln,
-                                  K, MAXG);
-        g = (size_t)K;
-        if ((dense && len != g + 1) || (!dense && len > g + 1))
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram has %s %zu, but num_spec_tokens %zu allows 0 .. %zu "
-                                  "accepted tokens",
-                                  cx->path, hv->line, dense ? "length" : "a key up to", dense ? len : len - 1, g, g);
-    } else if (dense) {
-        if (len < 2)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram of length %zu: expected num_spec_tokens + 1 >= 2 entries",
-                                  cx->path, hv->line, len);
-        g = len - 1;
-    } else if (cx->opt->gamma) {
-        g = cx->opt->gamma;
-        if (len > g + 1)
-            return sd_status_fail(cx->err, SD_EINVAL,
-                                  "%s:%zu: acceptance_histogram has a key %zu, beyond gamma %zu given", cx->path,
-                                  hv->line, len - 1, g);
-    } else
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: the sparse acceptance_histogram does not state the draft length and there is "
-                              "no num_spec_tokens: give it with %s (vLLM's num_speculative_tokens)",
-                              cx->path, hv->line, sd_counters_gamma_name(cx));
+    if ((st = vr_gamma(cx, ln, hv, len, dense, K, &g)) != SD_OK)
+        return st;
     sd_counts *c = sum->c;
-    if (cx->opt->gamma && g != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: gamma %zu was given, but the request has %zu (%s)",
-                              cx->path, ln, cx->opt->gamma, g, K >= 0 ? "num_spec_tokens" : "the histogram's length - 1");
+    if ((st = sd_counts_gamma_agrees(cx, ln, g, "the request has %zu (%s)", g,
+                                     K >= 0 ? "num_spec_tokens" : "the histogram's length - 1")) != SD_OK)
+        return st;
     if (c->gamma && g != c->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: the request has %zu speculative tokens, line %zu's %zu",
                               cx->path, ln, g, sum->first_line, c->gamma);
-    double D = 0.0, A = 0.0, at[MAXG] = { 0 };
-    for (size_t j = 0; j <= g; j++) {
-        D += h[j];
-        A += (double)j * h[j];
-        for (size_t i = 0; i < j; i++)
-            at[i] += h[j];
-    }
+    sd_counts_block part = { 0 };
+    for (size_t j = 0; j <= g; j++)
+        sd_counts_block_accepting(&part, j, h[j]);
+    const double D = part.drafts, A = part.accepted_tokens;
     if (steps >= 0 && fabs(steps - D) > 0.5)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: num_spec_steps %.0f, but acceptance_histogram sums to %.0f",
                               cx->path, ln, steps, D);
@@ -139,11 +148,8 @@ static sd_status vr_stats(const sd_counters_ctx *cx, const sd_json *s, vr_sum *s
     if (sum->with_stats++ == 0)
         sum->first_line = ln;
     c->gamma = g;
-    c->drafts += D;
-    c->draft_tokens += X;
-    c->accepted_tokens += A;
-    for (size_t i = 0; i < g; i++)
-        c->accepted_at[i] += at[i];
+    part.draft_tokens = X;
+    sd_counts_add(c, &part);
     return SD_OK;
 }
 
@@ -173,13 +179,13 @@ static sd_status vr_record(const sd_counters_ctx *cx, const sd_json *rec, void *
     return SD_OK;
 }
 
-int sd_vllm_request_detect(const char *line, int first)
+static int vllm_request_detect(const char *line, int first)
 {
     (void)first;
     return sd_counters_json_has_key(line, "acceptance_histogram");
 }
 
-sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_request_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     (void)t;
     vr_sum sum = { .c = c };
@@ -205,3 +211,12 @@ sd_status sd_vllm_request_read(const sd_counters_ctx *cx, const sd_text *t, sd_c
                        c->draft_tokens, c->drafts, c->gamma);
     return SD_OK;
 }
+
+/* The row of vllm-request: vLLM's per-request metrics.speculative_decoding.  detect: the member
+ * name "acceptance_histogram".  read: every record's histogram (sd_counters_json_each), summed. */
+const sd_counters_reader sd_counters_reader_vllm_request = {
+    .name = "vllm-request",
+    .by = SD_COUNTERS_BY_JSON,
+    .detect = vllm_request_detect,
+    .read = vllm_request_read,
+};

@@ -100,10 +100,10 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
     if (s->gamma && o->k != s->gamma)
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: %llu speculative tokens, but an earlier run had %zu",
                               cx->path, o->line, (unsigned long long)o->k, s->gamma);
-    if (cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: gamma %zu was given, but the line has %llu speculative tokens", cx->path,
-                              o->line, cx->opt->gamma, (unsigned long long)o->k);
+    sd_status st = sd_counts_gamma_agrees(cx, o->line, (size_t)o->k, "the line has %llu speculative tokens",
+                                          (unsigned long long)o->k);
+    if (st != SD_OK)
+        return st;
     s->gamma = (size_t)o->k;
     s->runs++;
     s->drafts += (double)(o->D / o->k);
@@ -114,7 +114,7 @@ static sd_status v0_run(const sd_counters_ctx *cx, const v0_line *o, v0_sum *s)
     return SD_OK;
 }
 
-sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v0_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     v0_sum s = { .all_E = 1 };
     v0_line prev = { 0 };
@@ -160,9 +160,19 @@ sd_status sd_vllm_v0_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     return SD_OK;
 }
 
-int sd_vllm_v0_detect(const char *line, int first)
+static int vllm_v0_detect(const char *line, int first)
 {
     /* V1's early line (vllm_v1_early.c) shares the marker: V0's has the number of speculative
      * tokens, the system efficiency or the emitted tokens. */
-    return strstr(line, "Speculative metrics:") != NULL && !sd_vllm_v1_early_detect(line, first);
+    return strstr(line, "Speculative metrics:") != NULL && !sd_counters_reader_vllm_v1_early.detect(line, first);
 }
+
+/* The row of vllm-v0: vLLM V0's log lines.  detect: the line has "Speculative metrics:" and is
+ * not vLLM 0.8's early V1 line.  read: the last line of each run (a count decreasing starts a
+ * new one) summed; kind SD_COUNTS_ANY, no positions. */
+const sd_counters_reader sd_counters_reader_vllm_v0 = {
+    .name = "vllm-v0",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_v0_detect,
+    .read = vllm_v0_read,
+};

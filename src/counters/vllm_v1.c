@@ -123,10 +123,11 @@ static sd_status v1_check(const sd_counters_ctx *cx, size_t ln, const v1_line *o
     if (o->D > 0 && o->has_L && !(o->L >= 1.0 && isfinite(o->L)))
         return sd_status_fail(cx->err, SD_EINVAL, "%s:%zu: mean acceptance length %.6g is not a finite number >= 1",
                               cx->path, ln, o->L);
-    if (o->D > 0 && o->k > 0 && cx->opt->gamma && o->k != cx->opt->gamma)
-        return sd_status_fail(cx->err, SD_EINVAL,
-                              "%s:%zu: gamma %zu was given, but the line has %zu per-position rates", cx->path, ln,
-                              cx->opt->gamma, o->k);
+    sd_status st = o->D > 0 && o->k > 0
+                       ? sd_counts_gamma_agrees(cx, ln, o->k, "the line has %zu per-position rates", o->k)
+                       : SD_OK;
+    if (st != SD_OK)
+        return st;
     if (o->D > 0 && o->k == 0 && !o->has_L && cx->opt->gamma == 0)
         return sd_status_fail(cx->err, SD_EINVAL,
                               "%s:%zu: the line gives neither a mean acceptance length nor per-position rates: give "
@@ -163,7 +164,7 @@ static sd_status v1_line_add(const sd_counters_ctx *cx, size_t ln, const v1_line
     return SD_OK;
 }
 
-sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v1_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     sd_derive_sum s = { 0 };
     v1_line o;
@@ -208,8 +209,17 @@ sd_status sd_vllm_v1_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts
     return SD_OK;
 }
 
-int sd_vllm_v1_detect(const char *line, int first)
+static int vllm_v1_detect(const char *line, int first)
 {
     (void)first;
     return strstr(line, "SpecDecoding metrics:") != NULL;
 }
+
+/* The row of vllm-v1: vLLM V1's log lines.  detect: the line has "SpecDecoding metrics:".
+ * read: those lines summed, each line's drafts derived. */
+const sd_counters_reader sd_counters_reader_vllm_v1 = {
+    .name = "vllm-v1",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_v1_detect,
+    .read = vllm_v1_read,
+};

@@ -78,7 +78,7 @@ static sd_status early_parse(const sd_counters_ctx *cx, size_t ln, const char *b
     return SD_OK;
 }
 
-sd_status sd_vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_counts *c)
+static sd_status vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text_lines *t, sd_counts *c)
 {
     size_t g = cx->opt->gamma;
     size_t lines = 0;
@@ -124,9 +124,20 @@ sd_status sd_vllm_v1_early_read(const sd_counters_ctx *cx, const sd_text *t, sd_
     return SD_OK;
 }
 
-int sd_vllm_v1_early_detect(const char *line, int first)
+static int vllm_v1_early_detect(const char *line, int first)
 {
     (void)first;
     return strstr(line, MARKER) != NULL && strstr(line, "Number of speculative tokens") == NULL &&
            strstr(line, "System efficiency") == NULL && strstr(line, "emitted tokens") == NULL;
 }
+
+/* The row of vllm-v1-early: vLLM 0.8's first V1 line "Speculative metrics: Draft acceptance
+ * rate: .., Number of accepted tokens: .., Number of draft tokens: .., ".  detect: the marker
+ * "Speculative metrics:" without V0's speculative tokens, system efficiency or emitted tokens.
+ * read: the lines summed, drafts = draft tokens / opt->gamma (required). */
+const sd_counters_reader sd_counters_reader_vllm_v1_early = {
+    .name = "vllm-v1-early",
+    .by = SD_COUNTERS_BY_LOG_LINE,
+    .detect = vllm_v1_early_detect,
+    .read = vllm_v1_early_read,
+};

@@ -6,11 +6,12 @@
  * select "engine=1" (bit 5), since (bit 6: the rest is split at its first form feed, the
  * earlier scrape before it, the file after it) or opt = NULL (bit 7); the rest is the file.
  * Detection (counters.c's detect(): a claimed TSV header, one kind of log line, else a
- * scrape) is this harness's own code; each reader alone is fuzz_counters_FORMAT.
+ * scrape) is this harness's own code; each reader alone is fuzz_counters_ID
+ * (fuzz_counters_reader.c, one per line of src/counters/readers.def).
  */
 #include "fuzz_counters.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    return fuzz_counters_input(data, size, NULL);
+    return fuzz_counters_input(data, size, NULL, 1);
 }

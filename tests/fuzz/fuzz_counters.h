@@ -2,12 +2,14 @@
  * the properties (counters.h).
  *
  * fuzz_counters (detection and every format by name) and the per-reader harnesses
- * fuzz_counters_FORMAT (one format, always named) read an input the same way: byte 0 picks
- * the options, the rest is the file.
+ * fuzz_counters_ID (one format, always named: fuzz_counters_reader.c, built once for each
+ * line of src/counters/readers.def) read an input the same way: byte 0 picks the options,
+ * the rest is the file.
  *   bits 0-2  fuzz_counters only: the format, 0 = detect, 1-6 = sd_counters_formats()[n - 1],
  *             7 = an unknown name; a per-reader harness names its own format;
  *   bits 3-4  gamma from GAMMAS (0, 3, 4, 65);
- *   bit 5     select "engine=1" (fuzz_counters and the prometheus harness only);
+ *   bit 5     select "engine=1" (fuzz_counters and the harness of a scrape, the format that
+ *             takes select and since, only);
  *   bit 6     since (the same): the rest is split at its first form feed, the earlier
  *             scrape before it, the file after it;
  *   bit 7     fuzz_counters only: opt = NULL, the other bits ignored.
@@ -224,8 +226,9 @@ FUZZ_FN void check_named_as_detected(const char *path, const sd_counts_options *
 }
 
 /* One input of a counters harness (the layout above); format: NULL for fuzz_counters, else
- * the per-reader harness's format. */
-FUZZ_FN int fuzz_counters_input(const uint8_t *data, size_t size, const char *format)
+ * the per-reader harness's format; scrape: 1 when select and since apply (fuzz_counters, and
+ * the format that takes them). */
+FUZZ_FN int fuzz_counters_input(const uint8_t *data, size_t size, const char *format, int scrape)
 {
     if (size == 0)
         return 0;
@@ -234,7 +237,6 @@ FUZZ_FN int fuzz_counters_input(const uint8_t *data, size_t size, const char *fo
     size_t fsize = size - 1;
     sd_counts_options o = { 0 };
     const char *const *f = sd_counters_formats();
-    int scrape = format == NULL || strcmp(format, "prometheus") == 0;
     o.format = format ? format : (op & 7) == 0 ? NULL : (op & 7) == 7 ? "bogus" : f[(op & 7) - 1];
     o.gamma = fuzz_gammas[op >> 3 & 3];
     o.select = scrape && op & 32 ? "engine=1" : NULL;

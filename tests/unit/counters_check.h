@@ -13,6 +13,9 @@
 #include "specdec/counters.h"
 #include "testutil.h"
 
+/* The tests of what the readers share (test_counters_readers.c), added to tc by counters_suite. */
+void counters_readers_tests(TCase *tc);
+
 /* tests/fixtures/NAME, found from the runner's own location (testutil.h). */
 static inline const char *fixture(const char *name) { return fixture_path(name); }
 

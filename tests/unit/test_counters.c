@@ -3,9 +3,10 @@
  * Fixtures are in tests/fixtures/counters-* (each cites the format's source
  * on its first line; see tests/fixtures/README.md); bad inputs are written
  * inline.  Run from the top of the tree (as make does).  The last tests hold
- * the private layers of src/counters to their contracts: the reader table
- * and its recognisers (counters_impl.h), the text layer's number grammars
- * (text.h) and rate derivation (derive.h), against hand-computed values. */
+ * the private layers of src/counters to their contracts: the text layer's
+ * number grammars (text.h) and rate derivation (derive.h), against
+ * hand-computed values; the reader table and its recognisers are
+ * test_counters_readers.c's. */
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -32,9 +33,9 @@ START_TEST(format_names)
                                         "tsv",          "histogram",         "vllm-v1-early", "vllm-bench",
                                         "vllm-offline", "sglang",            "trtllm-bench",  "llama-speculative",
                                         "vllm-request", "llama-timings",     "sglang-request", "speculation-profile" };
+    /* the order is fixed: a new format comes after these */
     for (size_t i = 0; i < 16; i++)
         ck_assert_str_eq(f[i], want[i]);
-    ck_assert_ptr_null(f[16]);
 }
 END_TEST
 
@@ -550,61 +551,6 @@ END_TEST
 
 /* ---- the private layers: the reader table, the text layer, rate derivation ------------------ */
 
-START_TEST(reader_table)
-{
-    const char *const *f = sd_counters_formats();
-    size_t n = 0;
-    for (; sd_counters_readers[n].name[0] != '\0'; n++) {
-        ck_assert_str_eq(sd_counters_readers[n].name, f[n]);
-        ck_assert(sd_counters_readers[n].detect != NULL);
-        ck_assert(sd_counters_readers[n].read != NULL);
-    }
-    ck_assert_uint_eq(n, 16);
-    ck_assert_ptr_null(f[n]);
-    ck_assert(sd_counters_readers[n].read == NULL);
-    /* only the scrape takes select and since; prometheus is the one fallback */
-    for (size_t i = 0; i < n; i++) {
-        ck_assert_int_eq(sd_counters_readers[i].scrape, i == 0);
-        ck_assert_int_eq(sd_counters_readers[i].by == SD_COUNTERS_FALLBACK, i == 0);
-    }
-    /* the recognisers, line by line */
-    ck_assert(sd_prometheus_detect("  vllm:spec_decode_num_drafts_total 3", 0));
-    ck_assert(sd_prometheus_detect("{\"vllm:spec_decode_num_drafts\"} 3", 0));
-    ck_assert(sd_prometheus_detect("# HELP x y", 1));
-    ck_assert(!sd_prometheus_detect("# HELP x y", 0));
-    ck_assert(!sd_prometheus_detect("vllm:num_requests_running 1", 0));
-    ck_assert(sd_vllm_v1_detect("INFO [metrics.py:84] SpecDecoding metrics: Accepted: 1 tokens", 0));
-    ck_assert(!sd_vllm_v1_detect("SpecDecoding metrics Accepted", 0));
-    ck_assert(sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5, System efficiency: 0.4", 0));
-    ck_assert(!sd_vllm_v0_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
-    ck_assert(sd_vllm_v1_early_detect("x Speculative metrics: Draft acceptance rate: 0.5", 0));
-    ck_assert(!sd_vllm_v1_early_detect("Speculative metrics: Number of speculative tokens: 3", 0));
-    ck_assert(sd_vllm_bench_detect("---------------Speculative Decoding---------------", 0));
-    ck_assert(!sd_vllm_bench_detect("Speculative Decoding", 0));
-    ck_assert(!sd_vllm_bench_detect("--- Speculative Decoding ---", 0));
-    ck_assert(sd_vllm_offline_detect("num_drafts: 3", 0));
-    ck_assert(sd_vllm_offline_detect("acceptance at token 0: 0.50", 0));
-    ck_assert(!sd_vllm_offline_detect("num_drafts = 3", 0));
-    ck_assert(sd_sglang_detect("[x TP0] Decode batch, #running-req: 1, accept len: 1.50, ", 0));
-    ck_assert(sd_sglang_detect("Decode batch. #running-req: 1, accept len: 1.50", 0));
-    ck_assert(!sd_sglang_detect("Decode batch, #running-req: 1, #token: 5", 0));
-    ck_assert(sd_trtllm_bench_detect("= DECODING STATISTICS (Eagle)", 0));
-    ck_assert(sd_trtllm_bench_detect("[DAR] AVERAGE: 0.55", 0));
-    ck_assert(!sd_trtllm_bench_detect("[DARK] AVERAGE: 0.55", 0));
-    ck_assert(sd_llama_speculative_detect("0.06.896.015 I n_drafted = 912", 0));
-    ck_assert(!sd_llama_speculative_detect("generate: n_ctx = 4096, n_predict = 256, n_keep = 0", 0));
-    ck_assert(!sd_llama_speculative_detect("xn_drafted = 912", 0));
-    ck_assert(sd_llama_cpp_detect("slot print_timing: draft acceptance rate = 0.5 (1 accepted / 2 generated)", 0));
-    ck_assert(sd_llama_cpp_detect("     acc per pos = (0.5)", 0));
-    ck_assert(sd_llama_cpp_detect("statistics ngram: #calls(b,g,a) = 1 2 2, #gen drafts = 2", 0));
-    ck_assert(!sd_llama_cpp_detect("statistics ngram: nothing", 0));
-    ck_assert(sd_counts_tsv_detect(" drafts \tx\tgamma", 0));
-    ck_assert(!sd_counts_tsv_detect("gamma drafts", 0));
-    ck_assert(sd_counts_tsv_histogram_detect("count\taccepted ", 0));
-    ck_assert(!sd_counts_tsv_histogram_detect("accepted\tcounts", 0));
-}
-END_TEST
-
 START_TEST(text_lines)
 {
     char path[] = "/tmp/specdec-counters-XXXXXX";
@@ -613,7 +559,7 @@ START_TEST(text_lines)
     static const char body[] = "a\r\nbb\n\nc\0dd\nlast";
     ck_assert_int_eq(write(fd, body, sizeof body - 1), (ssize_t)(sizeof body - 1));
     close(fd);
-    sd_text t;
+    sd_text_lines t;
     sd_error err = { "" };
     ck_assert_int_eq(sd_text_read(path, &t, &err), SD_OK);
     ck_assert_uint_eq(t.n, 5);
@@ -829,12 +775,12 @@ Suite *counters_suite(void)
     tcase_add_test(tc, tsv_shapes);
     tcase_add_test(tc, bad_logs);
     tcase_add_test(tc, bad_tsv_and_options);
-    tcase_add_test(tc, reader_table);
     tcase_add_test(tc, text_lines);
     tcase_add_test(tc, text_numbers);
     tcase_add_test(tc, count_beyond_2_53);
     tcase_add_test(tc, derive_lines);
     tcase_add_test(tc, derive_reached);
+    counters_readers_tests(tc);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -308,15 +308,16 @@ START_TEST(json_detection)
     ck_assert_str_eq(c.format, "vllm-request");
     expect_fail_at("{\"acceptance_histogram\": [1, 2], \"spec_verify_ct\": 3}\n", NULL, 0,
                    "holds both vllm-request and sglang-request JSON");
-    ck_assert(sd_vllm_request_detect(" \"acceptance_histogram\": [", 0));
-    ck_assert(!sd_vllm_request_detect("\"acceptance_length_histogram\": {", 0));
-    ck_assert(!sd_vllm_request_detect("acceptance_histogram", 0));
-    ck_assert(sd_llama_timings_detect("{\"draft_n\":1,\"draft_n_accepted\":1}", 0));
-    ck_assert(sd_sglang_request_detect("\"spec_verify_ct\": 1", 0));
-    ck_assert(sd_speculation_profile_detect("\"marginal_accept_rates\": [", 0));
-    for (size_t i = 12; i < 16; i++)
-        ck_assert_int_eq(sd_counters_readers[i].by, SD_COUNTERS_BY_JSON);
-    ck_assert_str_eq(sd_counters_readers[12].name, "vllm-request");
+    ck_assert(sd_counters_reader_vllm_request.detect(" \"acceptance_histogram\": [", 0));
+    ck_assert(!sd_counters_reader_vllm_request.detect("\"acceptance_length_histogram\": {", 0));
+    ck_assert(!sd_counters_reader_vllm_request.detect("acceptance_histogram", 0));
+    ck_assert(sd_counters_reader_llama_timings.detect("{\"draft_n\":1,\"draft_n_accepted\":1}", 0));
+    ck_assert(sd_counters_reader_sglang_request.detect("\"spec_verify_ct\": 1", 0));
+    ck_assert(sd_counters_reader_speculation_profile.detect("\"marginal_accept_rates\": [", 0));
+    ck_assert_int_eq(sd_counters_reader_vllm_request.by, SD_COUNTERS_BY_JSON);
+    ck_assert_int_eq(sd_counters_reader_llama_timings.by, SD_COUNTERS_BY_JSON);
+    ck_assert_int_eq(sd_counters_reader_sglang_request.by, SD_COUNTERS_BY_JSON);
+    ck_assert_int_eq(sd_counters_reader_speculation_profile.by, SD_COUNTERS_BY_JSON);
 }
 END_TEST
 

@@ -139,8 +139,8 @@ START_TEST(prometheus_llamacpp)
                    "missing counters: llamacpp:spec_decode_num_draft_tokens, llamacpp:spec_decode_num_accepted_tokens");
     expect_fail_at("# TYPE llamacpp:spec_decode_num_drafts gauge\n", NULL, 1,
                    "is declared a gauge; llama.cpp's is a counter");
-    ck_assert(sd_prometheus_detect("llamacpp:spec_decode_num_drafts 3", 0));
-    ck_assert(!sd_prometheus_detect("llamacpp:tokens_predicted_total 3", 0));
+    ck_assert(sd_counters_reader_prometheus.detect("llamacpp:spec_decode_num_drafts 3", 0));
+    ck_assert(!sd_counters_reader_prometheus.detect("llamacpp:tokens_predicted_total 3", 0));
 }
 END_TEST
 
@@ -272,8 +272,9 @@ START_TEST(trtllm_positions)
     ck_assert_int_eq(c.reached_assumed, 0);
     ck_assert_ptr_nonnull(strstr(c.notes, "Read TensorRT-LLM's metrics"));
     ck_assert_ptr_nonnull(strstr(c.notes, "(1190 draft tokens, 655 accepted) are not used"));
-    ck_assert(sd_prometheus_detect("trtllm_spec_decode_drafted_tokens_total{token_position=\"0\"} 1.0", 0));
-    ck_assert(!sd_prometheus_detect("trtllm_request_success_total 3.0", 0));
+    ck_assert(
+        sd_counters_reader_prometheus.detect("trtllm_spec_decode_drafted_tokens_total{token_position=\"0\"} 1.0", 0));
+    ck_assert(!sd_counters_reader_prometheus.detect("trtllm_request_success_total 3.0", 0));
 
     /* two workers summed, and one selected: 10 + 6 drafts */
     const char *two = "trtllm_spec_decode_drafted_tokens_total{token_position=\"0\",worker=\"0\"} 10\n"
@@ -362,8 +363,8 @@ START_TEST(sglang_counters)
     c = load_ok(fixture("counters-sglang.prom"), &g4);
     expect_counts(&c, 4, 5000, 20000, 7000, NULL, NULL);
     ck_assert_ptr_nonnull(strstr(c.notes, "not gamma + 1: the drafts are trees"));
-    ck_assert(sd_prometheus_detect("sglang:spec_accept_length{tp_rank=\"0\"} 2.35", 0));
-    ck_assert(!sd_prometheus_detect("sglang:num_requests_total 3", 0));
+    ck_assert(sd_counters_reader_prometheus.detect("sglang:spec_accept_length{tp_rank=\"0\"} 2.35", 0));
+    ck_assert(!sd_counters_reader_prometheus.detect("sglang:num_requests_total 3", 0));
 
     /* since an earlier scrape: 2000 verifies, 4020 tokens, 20 requests -> 3000 verifies, 8030
      * tokens, 30 requests, 5000 accepted */
