@@ -117,5 +117,8 @@
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_cost.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_model.h"
+#include "specdec/cmd_sampling.h"
+#include "specdec/cmd_simulate.h"
 
 #endif

@@ -80,8 +80,8 @@ struct cli_command {
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
     int scales;              /* 1: runs the engine or replications (serving), so takes --shard, --sweep and
                               * --format partial (scale.c) */
-    /* A scaling library command: sets the shard, the engine's hooks and the replications' hook of
-     * a into its request (NULL for the others). */
+    /* A library command: sets into its request what is the program's -- a scaling command's shard
+     * and engine hooks from a, simulate's progress line on a terminal (NULL: nothing). */
     void (*hooks)(void *request, const cli_args *a);
 };
 
@@ -304,6 +304,10 @@ extern const cli_option CLI_SCALE_OPTIONS[];
  * partial), and SD_EINVAL for a bad --shard or --sweep. */
 sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
                         sd_table **out, sd_partial *part, sd_error *err);
+
+/* A scaling library command's hooks (cli_command.hooks) read these: the shard
+ * and the engine's record or replay hooks that scale.c set in a. */
+void cli_engine_hooks(const cli_args *a, uint32_t *shard, uint32_t *nshards, const sd_engine_io **io);
 
 /* R independent replications of one configuration (fingerprint fp), each
  * nfields values that run(arg, k, value + k nfields, err) computes for
