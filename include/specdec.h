@@ -120,5 +120,6 @@
 #include "specdec/cmd_model.h"
 #include "specdec/cmd_sampling.h"
 #include "specdec/cmd_simulate.h"
+#include "specdec/cmd_policies.h"
 
 #endif
