@@ -121,5 +121,6 @@
 #include "specdec/cmd_sampling.h"
 #include "specdec/cmd_simulate.h"
 #include "specdec/cmd_policies.h"
+#include "specdec/cmd_sample.h"
 
 #endif

@@ -51,8 +51,8 @@ typedef struct {
 /* One option of a command.  Name the fields (designated initializers).  The
  * help text may hold {default} (the default's text), {range} (the domain as
  * [min, max] or [min, inf)), {max} (the domain's upper end), {names} (the
- * row's names, for a choice) and the library's name lists {families},
- * {regimes}, {policies}, {verifiers} and {formats}; --help fills them in. */
+ * row's names, for a choice) and the counters' formats {formats}; --help
+ * fills them in. */
 typedef struct {
     const char *name;        /* "--alpha" */
     const char *metavar;     /* "LIST"; NULL for a flag that takes no value */
@@ -188,32 +188,6 @@ extern const sd_domain CLI_ALPHA, CLI_COST, CLI_MU, CLI_GAMMA, CLI_SEED, CLI_THR
 void cli_help_usage(const cli_command *const *table);
 /* `specdec COMMAND --help`: the synopsis, every option with its help filled in. */
 void cli_help_command(const cli_command *c);
-
-/* ---- opt_model.c: the model and engine options of simulate, policies and sample ------- */
-
-typedef struct {
-    sd_synth_config synth;
-    int from_files;
-    int ngram, npy; /* the n-gram pair on a corpus; a .npy matrix pair */
-} cli_model;
-
-/* The options of the synthetic, file, n-gram and .npy models (simulate and policies). */
-extern const cli_option CLI_MODEL_OPTIONS[];
-
-/* Reads the model options of a into *ms (which model, the synthetic config). */
-sd_status cli_model_read(const cli_args *a, cli_model *ms, sd_error *err);
-/* --verify NAME (its row's default when absent) into *v. */
-sd_status cli_verifier(const cli_args *a, const sd_verifier **v, sd_error *err);
-/* Loads two distribution files over one vocabulary into a context-free model. */
-sd_status cli_load_pair(const char *p_path, const char *q_path, sd_dist *p, sd_dist *q, sd_model **m, sd_error *err);
-/* --max-memory in GiB, or half the physical memory. */
-sd_status cli_memory_limit(const cli_args *a, double *limit_gib, sd_error *err);
-/* Refuses a run whose bank and engine counters would pass the memory limit,
- * before anything is allocated; file_vocab: the files' vocabulary. */
-sd_status cli_check_memory(const cli_args *a, const cli_model *ms, const sd_engine_config *ec, size_t file_vocab,
-                           sd_error *err);
-/* Refuses a run on an existing model whose engine counters pass the limit. */
-sd_status cli_check_model_memory(const cli_args *a, const sd_engine_config *ec, sd_error *err);
 
 /* ---- opt_sampling.c: matrix pairs and sampling settings ------------------------------ */
 

@@ -8,6 +8,7 @@
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_optimal.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_sample.h"
 #include "specdec/cmd_simulate.h"
 #include "specdec/cmd_speedup.h"
 #include "specdec/command.h"
@@ -243,8 +244,9 @@ static void count_progress(void *arg, double fraction, double seconds)
     n[1] += fraction >= 1.0;
 }
 
-/* A typed simulate: one row per gamma, the progress hook told of each run's end. */
-START_TEST(simulate_as_a_call)
+/* A typed simulate: one row per gamma, the progress hook told of each run's end; sample
+ * without its files names what is missing. */
+START_TEST(simulate_and_sample_as_calls)
 {
     const double gamma[] = { 2, 3 };
     int calls[2] = { 0, 0 };
@@ -264,6 +266,10 @@ START_TEST(simulate_as_a_call)
     rq.model.vocab = 0;
     ck_assert_int_eq(sd_cmd_simulate_table(&rq, &t, &err), SD_EINVAL);
     ck_assert_str_eq(err.msg, "--vocab: 0 is outside whole numbers in [1, 4194304]");
+    sd_cmd_sample_request sr = sd_cmd_sample_defaults();
+    ck_assert_int_eq(sd_cmd_sample_table(&sr, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "sample: missing argument");
+    ck_assert_ptr_null(t);
 }
 END_TEST
 
@@ -279,7 +285,7 @@ Suite *command_suite(void)
     tcase_add_test(tc, a_command_gives_its_text);
     tcase_add_test(tc, a_choice_is_checked);
     tcase_add_test(tc, the_rules_are_verify_names);
-    tcase_add_test(tc, simulate_as_a_call);
+    tcase_add_test(tc, simulate_and_sample_as_calls);
     suite_add_tcase(s, tc);
     return s;
 }
