@@ -189,36 +189,6 @@ void cli_help_usage(const cli_command *const *table);
 /* `specdec COMMAND --help`: the synopsis, every option with its help filled in. */
 void cli_help_command(const cli_command *c);
 
-/* ---- opt_sampling.c: matrix pairs and sampling settings ------------------------------ */
-
-/* The eight sampling lists: target temperature, top-k, top-p, min-p, then
- * the draft's (a draft list not given repeats the target's value). */
-enum { CLI_SAMPLING_LISTS = 8 };
-
-typedef struct {
-    sd_list l[CLI_SAMPLING_LISTS];
-    int draft_given[4]; /* which --draft-* options were given */
-    size_t rows;        /* combinations: the product of the lists' lengths */
-} cli_sampling;
-
-/* The sampling options, as overlap takes them. */
-extern const cli_option CLI_SAMPLING_OPTIONS[];
-/* Their domains, in cli_sampling order (simulate lists the options in its own words). */
-extern const sd_domain CLI_SAMPLING_DOMAINS[CLI_SAMPLING_LISTS];
-
-/* Reads the sampling lists of a (defaults: sd_sampling_defaults()); SD_EINVAL
- * names the option.  Free with cli_sampling_free. */
-sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err);
-/* 1 when any sampling option was given. */
-int cli_sampling_given(const cli_args *a);
-/* The idx-th combination (target temperature slowest). */
-void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_sampling *draft);
-void cli_sampling_free(cli_sampling *s);
-/* --input logits|probs (required with .npy input). */
-sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
-/* Loads --p-npy and --q-npy (both required, same shape). */
-sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
-
 /* ---- opt_cost.c: the cost model's options (roofline, tree, fit; --calibrate) ---------- */
 
 extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP, CLI_LAUNCH;
