@@ -41,6 +41,8 @@
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *   specdec/command.h   a command as a typed request described by rows of named fields
  *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
+ *   specdec/cmd_model.h, cmd_sampling.h  option groups of those requests: the models of simulate
+ *                       and policies; the sampling settings of overlap
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
  * and, given a non-NULL sd_error, one line naming the parameter at fault and
@@ -118,5 +120,11 @@
 #include "specdec/cmd_cost.h"
 #include "specdec/cmd_roofline.h"
 #include "specdec/cmd_serving.h"
+#include "specdec/cmd_model.h"
+#include "specdec/cmd_sampling.h"
+#include "specdec/cmd_overlap.h"
+#include "specdec/cmd_simulate.h"
+#include "specdec/cmd_policies.h"
+#include "specdec/cmd_sample.h"
 
 #endif

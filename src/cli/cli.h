@@ -51,8 +51,8 @@ typedef struct {
 /* One option of a command.  Name the fields (designated initializers).  The
  * help text may hold {default} (the default's text), {range} (the domain as
  * [min, max] or [min, inf)), {max} (the domain's upper end), {names} (the
- * row's names, for a choice) and the library's name lists {families},
- * {regimes}, {policies}, {verifiers} and {formats}; --help fills them in. */
+ * row's names, for a choice) and the counters' formats {formats}; --help
+ * fills them in. */
 typedef struct {
     const char *name;        /* "--alpha" */
     const char *metavar;     /* "LIST"; NULL for a flag that takes no value */
@@ -80,8 +80,8 @@ struct cli_command {
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */
     int scales;              /* 1: runs the engine or replications (serving), so takes --shard, --sweep and
                               * --format partial (scale.c) */
-    /* A scaling library command: sets the shard, the engine's hooks and the replications' hook of
-     * a into its request (NULL for the others). */
+    /* A library command: sets into its request what is the program's -- a scaling command's shard
+     * and engine hooks from a, simulate's progress line on a terminal (NULL: nothing). */
     void (*hooks)(void *request, const cli_args *a);
 };
 
@@ -189,62 +189,6 @@ void cli_help_usage(const cli_command *const *table);
 /* `specdec COMMAND --help`: the synopsis, every option with its help filled in. */
 void cli_help_command(const cli_command *c);
 
-/* ---- opt_model.c: the model and engine options of simulate, policies and sample ------- */
-
-typedef struct {
-    sd_synth_config synth;
-    int from_files;
-    int ngram, npy; /* the n-gram pair on a corpus; a .npy matrix pair */
-} cli_model;
-
-/* The options of the synthetic, file, n-gram and .npy models (simulate and policies). */
-extern const cli_option CLI_MODEL_OPTIONS[];
-
-/* Reads the model options of a into *ms (which model, the synthetic config). */
-sd_status cli_model_read(const cli_args *a, cli_model *ms, sd_error *err);
-/* --verify NAME (its row's default when absent) into *v. */
-sd_status cli_verifier(const cli_args *a, const sd_verifier **v, sd_error *err);
-/* Loads two distribution files over one vocabulary into a context-free model. */
-sd_status cli_load_pair(const char *p_path, const char *q_path, sd_dist *p, sd_dist *q, sd_model **m, sd_error *err);
-/* --max-memory in GiB, or half the physical memory. */
-sd_status cli_memory_limit(const cli_args *a, double *limit_gib, sd_error *err);
-/* Refuses a run whose bank and engine counters would pass the memory limit,
- * before anything is allocated; file_vocab: the files' vocabulary. */
-sd_status cli_check_memory(const cli_args *a, const cli_model *ms, const sd_engine_config *ec, size_t file_vocab,
-                           sd_error *err);
-/* Refuses a run on an existing model whose engine counters pass the limit. */
-sd_status cli_check_model_memory(const cli_args *a, const sd_engine_config *ec, sd_error *err);
-
-/* ---- opt_sampling.c: matrix pairs and sampling settings ------------------------------ */
-
-/* The eight sampling lists: target temperature, top-k, top-p, min-p, then
- * the draft's (a draft list not given repeats the target's value). */
-enum { CLI_SAMPLING_LISTS = 8 };
-
-typedef struct {
-    sd_list l[CLI_SAMPLING_LISTS];
-    int draft_given[4]; /* which --draft-* options were given */
-    size_t rows;        /* combinations: the product of the lists' lengths */
-} cli_sampling;
-
-/* The sampling options, as overlap takes them. */
-extern const cli_option CLI_SAMPLING_OPTIONS[];
-/* Their domains, in cli_sampling order (simulate lists the options in its own words). */
-extern const sd_domain CLI_SAMPLING_DOMAINS[CLI_SAMPLING_LISTS];
-
-/* Reads the sampling lists of a (defaults: sd_sampling_defaults()); SD_EINVAL
- * names the option.  Free with cli_sampling_free. */
-sd_status cli_sampling_read(const cli_args *a, cli_sampling *s, sd_error *err);
-/* 1 when any sampling option was given. */
-int cli_sampling_given(const cli_args *a);
-/* The idx-th combination (target temperature slowest). */
-void cli_sampling_at(const cli_sampling *s, size_t idx, sd_sampling *target, sd_sampling *draft);
-void cli_sampling_free(cli_sampling *s);
-/* --input logits|probs (required with .npy input). */
-sd_status cli_input_kind(const cli_args *a, sd_input *kind, sd_error *err);
-/* Loads --p-npy and --q-npy (both required, same shape). */
-sd_status cli_load_npy_pair(const cli_args *a, sd_npy *p, sd_npy *q, sd_error *err);
-
 /* ---- opt_cost.c: the cost model's options (roofline, tree, fit; --calibrate) ---------- */
 
 extern const sd_domain CLI_ETA_F, CLI_ETA_BW, CLI_OVERHEAD, CLI_TP, CLI_LAUNCH;
@@ -304,6 +248,10 @@ extern const cli_option CLI_SCALE_OPTIONS[];
  * partial), and SD_EINVAL for a bad --shard or --sweep. */
 sd_status cli_scale_run(const cli_command *cmd, const cli_args *a, int argc, char **argv, int partial,
                         sd_table **out, sd_partial *part, sd_error *err);
+
+/* A scaling library command's hooks (cli_command.hooks) read these: the shard
+ * and the engine's record or replay hooks that scale.c set in a. */
+void cli_engine_hooks(const cli_args *a, uint32_t *shard, uint32_t *nshards, const sd_engine_io **io);
 
 /* R independent replications of one configuration (fingerprint fp), each
  * nfields values that run(arg, k, value + k nfields, err) computes for

@@ -50,16 +50,12 @@ static const char *range_text(const cli_option *o, char *buf, size_t size)
 /* An option's help with {default}, {range} and the name lists filled in. */
 static void expand_help(const cli_option *o, char *out, size_t size)
 {
-    char families[256], regimes[256], policies[256], formats[256], names[256], dflt[64], range[96], max[32];
+    char formats[256], names[256], dflt[64], range[96], max[32];
     const char *d = cli_default_text(o, dflt, sizeof dflt);
     names[0] = '\0';
     if (o->names != NULL)
         join(o->names(), names, sizeof names);
     const char *const subst[][2] = {
-        { "{families}", join(sd_synth_family_names(), families, sizeof families) },
-        { "{regimes}", join(sd_synth_regime_names(), regimes, sizeof regimes) },
-        { "{policies}", join(sd_engine_policy_names(), policies, sizeof policies) },
-        { "{verifiers}", sd_verify_names() },
         { "{formats}", join(sd_counters_formats(), formats, sizeof formats) },
         { "{names}", names },
         { "{default}", d != NULL ? d : "none" },

@@ -175,6 +175,16 @@ static sd_status append_table(sd_table *dst, const sd_table *src, size_t row, sd
     return st;
 }
 
+/* A failure st of invocation v: err names its sweep row, if it has one. */
+static void name_row(const invocation *v, sd_status st, sd_error *err)
+{
+    if (v->row == 0)
+        return;
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    sd_status_fail(err, st, "%s (sweep row at line %zu)", msg, v->row);
+}
+
 /* Runs every invocation of j with cmd and the hooks, into one table
  * (*out, NULL when out is NULL: a shard keeps no tables).  SD_ECHECK when
  * a run reported a failed check and all else went well. */
@@ -190,6 +200,7 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
         const invocation *v = &j->inv[i];
         if ((st = cli_parse(cmd, v->argc, v->argv, &a, &help, &fmt, err)) != SD_OK) {
             cli_args_free(&a);
+            name_row(v, st, err);
             break;
         }
         if (help) {
@@ -217,11 +228,8 @@ static sd_status run_job(const cli_command *cmd, const job *j, uint32_t shard, u
             }
         }
         sd_table_free(t);
-        if (st != SD_OK && st != SD_ECHECK && v->row) { /* name the sweep row */
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            sd_status_fail(err, st, "%s (sweep row at line %zu)", msg, v->row);
-        }
+        if (st != SD_OK && st != SD_ECHECK)
+            name_row(v, st, err);
     }
     if (st != SD_OK && st != SD_ECHECK) {
         sd_table_free(all);
@@ -257,6 +265,13 @@ static sd_status replay_run(void *arg, uint64_t fingerprint, sd_engine_stats *ou
     *out = run->stats; /* moved: each run is replayed once */
     run->stats = (sd_engine_stats){ 0 };
     return SD_OK;
+}
+
+void cli_engine_hooks(const cli_args *a, uint32_t *shard, uint32_t *nshards, const sd_engine_io **io)
+{
+    *shard = a->shard;
+    *nshards = a->nshards;
+    *io = a->io;
 }
 
 sd_status cli_replicas(const cli_args *a, uint64_t fp, size_t R, size_t nfields, sd_cmd_serving_replica run, void *arg,

@@ -1,6 +1,7 @@
-/* cmd_serving_impl.h -- the private half of cmd_serving.h: what its two parts
- * share (cmd_serving.c reads the request into a serving configuration;
- * cmd_serving_table.c runs it at every load and speculation choice). */
+/* cmd_serving_impl.h -- the private half of cmd_serving.h: what its parts
+ * share (cmd_serving.c, the fields and the call; cmd_serving_read.c reads the
+ * request into a serving configuration; cmd_serving_table.c runs it at every
+ * load and speculation choice). */
 #ifndef SPECDEC_CMD_SERVING_IMPL_H
 #define SPECDEC_CMD_SERVING_IMPL_H
 
@@ -35,6 +36,11 @@ typedef struct {
     uint64_t seed;
     size_t replications;
 } serving_run;
+
+/* The domains of the fields, and --method's names. */
+extern const sd_domain SERVING_RATE, SERVING_USERS, SERVING_LENGTH, SERVING_OUTPUT, SERVING_REQUESTS, SERVING_WARMUP,
+    SERVING_SEQS, SERVING_BATCHED, SERVING_MEMFRAC, SERVING_GMAX, SERVING_SLO_TTFT, SERVING_SLO_TPOT, SERVING_REPS;
+const char *const *serving_method_names(void);
 
 void serving_run_free(serving_run *r);
 /* 1 when a speculation choice drafts (not every one is none or 0). */

@@ -2,15 +2,19 @@
  * (commands.h): every row well formed, a typed call's table against the
  * closed forms, defaults, and the errors a C caller's request gets. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_optimal.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_sample.h"
+#include "specdec/cmd_simulate.h"
 #include "specdec/cmd_speedup.h"
 #include "specdec/command.h"
 #include "specdec/commands.h"
 #include "specdec/theory.h"
+#include "specdec/verify.h"
 #include "testutil.h"
 
 /* The bytes a field of type t takes in its request. */
@@ -219,6 +223,56 @@ START_TEST(a_choice_is_checked)
 }
 END_TEST
 
+/* --verify's names (its help, a binding's choices) are the rules verify.h runs, in its order. */
+START_TEST(the_rules_are_verify_names)
+{
+    const sd_command_field *f = sd_command_field_find(&sd_cmd_simulate, "--verify", NULL);
+    ck_assert_ptr_nonnull(f);
+    char joined[256] = "";
+    for (const char *const *n = f->names(); *n != NULL; n++)
+        snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", n == f->names() ? "" : ", ", *n);
+    ck_assert_str_eq(joined, sd_verify_names());
+}
+END_TEST
+
+/* Counts simulate's progress calls, and those that say a run ended (fraction 1). */
+static void count_progress(void *arg, double fraction, double seconds)
+{
+    int *n = arg;
+    (void)seconds;
+    n[0]++;
+    n[1] += fraction >= 1.0;
+}
+
+/* A typed simulate: one row per gamma, the progress hook told of each run's end; sample
+ * without its files names what is missing. */
+START_TEST(simulate_and_sample_as_calls)
+{
+    const double gamma[] = { 2, 3 };
+    int calls[2] = { 0, 0 };
+    sd_cmd_simulate_request rq = sd_cmd_simulate_defaults();
+    rq.gamma = (sd_command_list){ gamma, 2 };
+    rq.tokens = 4000;
+    rq.model.vocab = 30;
+    rq.progress = count_progress;
+    rq.progress_arg = calls;
+    sd_table *t;
+    sd_error err;
+    ck_assert_msg(sd_cmd_simulate_table(&rq, &t, &err) == SD_OK, "%s", err.msg);
+    ck_assert_uint_eq(sd_table_nrows(t), 2);
+    ck_assert_int_eq(sd_table_cell(t, 1, sd_table_find(t, "gamma"))->v.i, 3);
+    ck_assert_int_ge(calls[1], 2);
+    sd_table_free(t);
+    rq.model.vocab = 0;
+    ck_assert_int_eq(sd_cmd_simulate_table(&rq, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "--vocab: 0 is outside whole numbers in [1, 4194304]");
+    sd_cmd_sample_request sr = sd_cmd_sample_defaults();
+    ck_assert_int_eq(sd_cmd_sample_table(&sr, &t, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "sample: missing argument");
+    ck_assert_ptr_null(t);
+}
+END_TEST
+
 Suite *command_suite(void)
 {
     Suite *s = suite_create("command");
@@ -230,6 +284,8 @@ Suite *command_suite(void)
     tcase_add_test(tc, a_row_runs_its_request);
     tcase_add_test(tc, a_command_gives_its_text);
     tcase_add_test(tc, a_choice_is_checked);
+    tcase_add_test(tc, the_rules_are_verify_names);
+    tcase_add_test(tc, simulate_and_sample_as_calls);
     suite_add_tcase(s, tc);
     return s;
 }
