@@ -117,5 +117,6 @@
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_cost.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_markov.h"
 
 #endif
