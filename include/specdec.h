@@ -117,6 +117,7 @@
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_cost.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_metrics.h"
 #include "specdec/cmd_markov.h"
 
 #endif
