@@ -41,6 +41,7 @@
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *   specdec/command.h   a command as a typed request described by rows of named fields
  *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
+ *   specdec/cmd_validate.h validate: the one call that returns SD_ECHECK (with its whole table)
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
  * and, given a non-NULL sd_error, one line naming the parameter at fault and
@@ -66,7 +67,8 @@
  * its own failures (allocations, root finders, Lambert W) through
  * gsl_error, whose default handler prints and aborts: a program must call
  * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
- * or SD_EFAIL.  No library function returns SD_ECHECK, and only the
+ * or SD_EFAIL.  Only sd_cmd_validate_table (and sd_command_run of that
+ * command) returns SD_ECHECK, with its whole table, and only the
  * writers (sd_format_write, sd_counters_write_prometheus) return SD_EIO (a
  * file that cannot be opened or read is SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
  */
@@ -119,5 +121,6 @@
 #include "specdec/cmd_roofline.h"
 #include "specdec/cmd_metrics.h"
 #include "specdec/cmd_markov.h"
+#include "specdec/cmd_validate.h"
 
 #endif
