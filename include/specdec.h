@@ -41,6 +41,7 @@
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *   specdec/command.h   a command as a typed request described by rows of named fields
  *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
+ *   specdec/cmd_fit.h   fit, and its recommended draft length as a struct (sd_fit_recommend)
  *   specdec/cmd_validate.h validate: the one call that returns SD_ECHECK (with its whole table)
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
@@ -69,8 +70,10 @@
  * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
  * or SD_EFAIL.  Only sd_cmd_validate_table (and sd_command_run of that
  * command) returns SD_ECHECK, with its whole table, and only the
- * writers (sd_format_write, sd_counters_write_prometheus) return SD_EIO (a
- * file that cannot be opened or read is SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
+ * writers (sd_format_write, sd_counters_write_prometheus, and the commands
+ * that write a file: roofline's --save-calibration, fit's --export-profile)
+ * return SD_EIO (a file that cannot be opened or read is SD_EINVAL, naming
+ * it).  Link with `pkg-config --cflags --libs specdec`.
  */
 #ifndef SPECDEC_H
 #define SPECDEC_H
@@ -121,6 +124,7 @@
 #include "specdec/cmd_roofline.h"
 #include "specdec/cmd_metrics.h"
 #include "specdec/cmd_markov.h"
+#include "specdec/cmd_fit.h"
 #include "specdec/cmd_validate.h"
 
 #endif
