@@ -41,6 +41,7 @@
  *   specdec/validate.h  the theory held against the engine, as a table of checks
  *   specdec/command.h   a command as a typed request described by rows of named fields
  *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
+ *   specdec/cmd_tree.h  tree, and a tree's speed-up and its band under the cost model
  *   specdec/cmd_fit.h   fit, and its recommended draft length as a struct (sd_fit_recommend)
  *   specdec/cmd_validate.h validate: the one call that returns SD_ECHECK (with its whole table)
  *
@@ -122,6 +123,7 @@
 #include "specdec/cmd_expect.h"
 #include "specdec/cmd_cost.h"
 #include "specdec/cmd_roofline.h"
+#include "specdec/cmd_tree.h"
 #include "specdec/cmd_metrics.h"
 #include "specdec/cmd_markov.h"
 #include "specdec/cmd_fit.h"
