@@ -43,6 +43,9 @@
  *   specdec/commands.h  every command, listed once; cmd_NAME.h: each command as a library call
  *   specdec/cmd_model.h, cmd_sampling.h  option groups of those requests: the models of simulate
  *                       and policies; the sampling settings of overlap
+ *   specdec/cmd_tree.h  tree, and a tree's speed-up and its band under the cost model
+ *   specdec/cmd_fit.h   fit, and its recommended draft length as a struct (sd_fit_recommend)
+ *   specdec/cmd_validate.h validate: the one call that returns SD_ECHECK (with its whole table)
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status
  * and, given a non-NULL sd_error, one line naming the parameter at fault and
@@ -68,9 +71,12 @@
  * its own failures (allocations, root finders, Lambert W) through
  * gsl_error, whose default handler prints and aborts: a program must call
  * gsl_set_error_handler_off() for those failures to come back as SD_ENOMEM
- * or SD_EFAIL.  No library function returns SD_ECHECK, and only the
- * writers (sd_format_write, sd_counters_write_prometheus) return SD_EIO (a
- * file that cannot be opened or read is SD_EINVAL, naming it).  Link with `pkg-config --cflags --libs specdec`.
+ * or SD_EFAIL.  Only sd_cmd_validate_table (and sd_command_run of that
+ * command) returns SD_ECHECK, with its whole table, and only the
+ * writers (sd_format_write, sd_counters_write_prometheus, and the commands
+ * that write a file: roofline's --save-calibration, fit's --export-profile)
+ * return SD_EIO (a file that cannot be opened or read is SD_EINVAL, naming
+ * it).  Link with `pkg-config --cflags --libs specdec`.
  */
 #ifndef SPECDEC_H
 #define SPECDEC_H
@@ -126,5 +132,10 @@
 #include "specdec/cmd_simulate.h"
 #include "specdec/cmd_policies.h"
 #include "specdec/cmd_sample.h"
+#include "specdec/cmd_tree.h"
+#include "specdec/cmd_metrics.h"
+#include "specdec/cmd_markov.h"
+#include "specdec/cmd_fit.h"
+#include "specdec/cmd_validate.h"
 
 #endif

@@ -111,7 +111,8 @@ SD_API const char *sd_command_number_text(double x, char *buf, size_t size);
 /* Runs cmd on request: *text when cmd has a text result and its
  * text_option is given (free it with sd_command_free_text; *out NULL),
  * else *out (free it with sd_table_free; *text NULL).  The command's
- * statuses; on failure both NULL. */
+ * statuses; on failure both NULL, but for SD_ECHECK (validate's failed
+ * check), which comes with the whole table in *out. */
 SD_API sd_status sd_command_run(const sd_command *cmd, const void *request, sd_table **out, char **text,
                                 sd_error *err);
 

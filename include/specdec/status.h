@@ -29,7 +29,8 @@ typedef enum {
     SD_ENOMEM, /* an allocation failed                                 */
     SD_EFAIL,  /* any other failure (a numerical routine did not converge) */
     SD_ECHECK  /* the run completed and its report is valid, but a check in it
-                * failed (set by programs; no library function returns it) */
+                * failed: sd_cmd_validate_table alone returns it, with its whole
+                * table (cmd_validate.h) */
 } sd_status;
 
 typedef struct {

@@ -1,58 +1,8 @@
-/* cmd_markov.c -- `specdec markov`: E(N) under the two-state Markov
- * acceptance (transfer matrices, theory.h) against the i.i.d. eq. (4). */
+/* cmd_markov.c -- `specdec markov`: the library's sd_cmd_markov (cmd_markov.h). */
 #include "cli.h"
-
-#include <math.h>
-
-static const sd_domain EASY = { "--alpha-easy", 0.0, 1.0, 0 };
-static const sd_domain HARD = { "--alpha-hard", 0.0, 1.0, 0 };
-static const sd_domain STAY = { "--stay", 0.0, 0.999999, 0 };
-static const sd_domain ONE_COST = { "--cost", 0.0, INFINITY, 0 };
-
-static sd_status run_markov(const cli_args *a, sd_table **out, sd_error *err)
-{
-    static const char *const cols[] = { "alpha_easy", "alpha_hard", "stay", "gamma", "mean_alpha", "expected_tokens",
-                                        "expected_tokens_iid", "iid_bias", "improvement", "improvement_iid" };
-    sd_markov m;
-    double cost;
-    sd_list g = { 0 };
-    sd_table *t = NULL;
-    sd_status st;
-    if ((st = cli_number(a, &EASY, &m.a_easy, err)) != SD_OK ||
-        (st = cli_number(a, &HARD, &m.a_hard, err)) != SD_OK ||
-        (st = cli_number(a, &STAY, &m.stay, err)) != SD_OK ||
-        (st = cli_number(a, &ONE_COST, &cost, err)) != SD_OK || (st = cli_list(a, &CLI_GAMMA, &g, err)) != SD_OK ||
-        (st = cli_table(10, cols, &t, err)) != SD_OK)
-        goto done;
-    double mean = sd_theory_markov_mean_alpha(&m);
-    for (size_t i = 0; i < g.n && st == SD_OK; i++) {
-        double e = sd_theory_markov_expected_tokens(&m, g.v[i]), iid = sd_theory_expected_tokens(mean, g.v[i]);
-        const sd_cell row[] = { sd_real(m.a_easy), sd_real(m.a_hard), sd_real(m.stay), sd_int((long long)g.v[i]),
-                                sd_real(mean), sd_real(e), sd_real(iid), sd_real((iid - e) / e),
-                                sd_real(sd_theory_improvement_at(e, g.v[i], cost)),
-                                sd_real(sd_theory_improvement_at(iid, g.v[i], cost)) };
-        st = sd_table_add(t, row, err);
-    }
-done:
-    return cli_finish(st, &g, 1, t, out);
-}
-
-static const cli_option MARKOV_OPTIONS[] = {
-    { .name = "--alpha-easy", .metavar = "A", .help = "acceptance in the easy state, in {range}", .domain = &EASY },
-    { .name = "--alpha-hard", .metavar = "A", .help = "acceptance in the hard state, in {range}", .domain = &HARD },
-    { .name = "--stay", .metavar = "P", .help = "probability of keeping the state per token, in {range}",
-      .domain = &STAY },
-    { .name = "--gamma", .metavar = "LIST", .help = "draft lengths (default {default})", .domain = &CLI_GAMMA,
-      .dflt = "1:10" },
-    { .name = "--cost", .metavar = "C", .help = "draft/target cost ratio for the improvement columns (default "
-      "{default})", .domain = &ONE_COST, .dflt = "0" },
-    { .name = NULL },
-};
 
 const cli_command cmd_markov = {
     .name = "markov",
+    .lib = &sd_cmd_markov,
     .synopsis = "markov --alpha-easy A --alpha-hard B --stay P [--gamma LIST] [--cost C]",
-    .summary = "E(N) under two-state Markov acceptance (transfer matrix) against the i.i.d. eq. (4)",
-    .groups = { MARKOV_OPTIONS },
-    .run = run_markov,
 };

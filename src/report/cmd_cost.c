@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 static const sd_domain ETA_F = { "--eta-flops", 1e-3, 1, 0 };
 static const sd_domain ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
 static const sd_domain OVERHEAD = { "--overhead", 0, 1, 0 };
@@ -225,6 +228,24 @@ sd_status sd_cmd_cost_fitted_acceptance(const sd_command_args *a, size_t top, sd
         prev = surv;
         e_prev = e;
     }
+    return SD_OK;
+}
+
+sd_status sd_cmd_cost_band(const sd_roofline_request *draws, size_t ndraws, double q, sd_cmd_cost_prediction f,
+                           const void *arg, double *lo, double *hi, sd_error *err)
+{
+    if (ndraws == 0 || !(q > 0.0 && q < 0.5))
+        return sd_status_fail(err, SD_EINVAL, "band: %zu draws at quantile %g; give draws and q in (0, 0.5)", ndraws,
+                              q);
+    double *v = malloc(ndraws * sizeof *v);
+    if (v == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
+    for (size_t k = 0; k < ndraws; k++)
+        v[k] = f(&draws[k], arg);
+    gsl_sort(v, 1, ndraws); /* the quantiles as sd_calibrate_band takes them */
+    *lo = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, q);
+    *hi = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, 1.0 - q);
+    free(v);
     return SD_OK;
 }
 

@@ -49,4 +49,14 @@ void sd_cmd_costs_free(sd_cmd_costs *c);
  * gamma); acc->v is malloc'd.  roofline and serving read it alike. */
 sd_status sd_cmd_cost_fitted_acceptance(const sd_command_args *a, size_t top, sd_list *acc, sd_error *err);
 
+/* A prediction under the cost model: f(rq, arg) for the cost terms of rq. */
+typedef double (*sd_cmd_cost_prediction)(const sd_roofline_request *rq, const void *arg);
+/* A prediction's band under a calibration's uncertainty, as sd_calibrate_band gives roofline's
+ * optimum: f at each of draws[0..ndraws-1] (sd_calibrate_draws), their q and 1 - q quantiles
+ * into *lo and *hi (q in (0, 0.5); the commands print SD_CALIBRATE_BAND_Q of
+ * SD_CALIBRATE_BAND_DRAWS draws from SD_CALIBRATE_BAND_SEED).  SD_EINVAL for no draws or q
+ * outside (0, 0.5), SD_ENOMEM. */
+sd_status sd_cmd_cost_band(const sd_roofline_request *draws, size_t ndraws, double q, sd_cmd_cost_prediction f,
+                           const void *arg, double *lo, double *hi, sd_error *err);
+
 #endif

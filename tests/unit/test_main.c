@@ -117,7 +117,8 @@ int main(void)
         /* mc */ engine_suite, engine_stats_suite, gof_suite, partial_suite, path_suite, sample_suite, step_suite, verify_suite,
         /* counters */ counters_suite, counters_json_suite, counters_prometheus_suite, fit_suite,
         /* serving */ serving_suite,
-        /* report */ figure_suite, policies_suite, schedule_suite, validate_suite,
+        /* report */ figure_suite, policies_suite, schedule_suite, validate_suite, cmd_fit_suite, cmd_tree_suite,
+                       cmd_validate_suite,
         /* cli */ command_suite,
     };
     SRunner *sr = srunner_create(suites[0]());

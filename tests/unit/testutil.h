@@ -60,6 +60,9 @@ Suite *figure_suite(void); /* report */
 Suite *policies_suite(void);
 Suite *schedule_suite(void);
 Suite *validate_suite(void);
+Suite *cmd_fit_suite(void); /* report: the commands as library calls (cmd_NAME.h) */
+Suite *cmd_tree_suite(void);
+Suite *cmd_validate_suite(void);
 
 /* |x - y| <= tol * max(|x|, |y|): ck_assert_double_eq_tol is absolute only. */
 #define ck_assert_rel(x, y, tol)                                                            \
