@@ -31,6 +31,7 @@
 #define SPECDEC_COMMAND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "specdec/parse.h"
 #include "specdec/status.h"
@@ -71,6 +72,7 @@ enum { SD_COMMAND_MAX_GROUPS = 4 };
 typedef struct sd_command {
     const char *name;    /* "roofline" */
     const char *summary; /* one line */
+    const char *usage;   /* its usage line after the program's name: "roofline --target NAME ..." */
     size_t size;         /* sizeof its request */
     const sd_command_field *groups[SD_COMMAND_MAX_GROUPS]; /* field groups, NULL after the last */
     size_t base[SD_COMMAND_MAX_GROUPS];                    /* the offset of each group's struct in the request */
@@ -107,6 +109,48 @@ SD_API const char *sd_command_help_text(const sd_command *cmd, const sd_command_
  * from 10^7 as 1eN, others in at most 15 digits with a short exponent
  * (2e-5), inf.  Returns buf. */
 SD_API const char *sd_command_number_text(double x, char *buf, size_t size);
+
+/* ---- reading a request: what a command's implementation reads its request with ----------- */
+
+/* A request and its row, read field by field by its option name, as the
+ * program names it ("--alpha"): a value given (checked against the domain
+ * passed, with the program's message), or the row's default, or "--x is
+ * required".  So a command reads the same whether the program, a binding or
+ * a C caller filled its request.  The library's commands read their
+ * requests with these; a program may describe commands of its own the same
+ * way. */
+typedef struct {
+    const sd_command *cmd;
+    const void *req;
+} sd_command_args;
+
+/* 1 when the field called name is given. */
+SD_API int sd_command_args_given(const sd_command_args *a, const char *name);
+/* A TEXT field's value, a CHOICE's name, or NULL when it is not given. */
+SD_API const char *sd_command_args_value(const sd_command_args *a, const char *name);
+/* The value (a TEXT's, a CHOICE's name) or else the row's default text, into buf for a
+ * default that needs it; NULL when it has neither. */
+SD_API const char *sd_command_args_text(const sd_command_args *a, const char *name, char *buf, size_t size);
+/* A LIST field dom->name: its values (each checked in dom), or the row's
+ * default parsed in dom, or "--x is required; see 'specdec CMD --help'".  A
+ * copy the caller frees with sd_parse_list_free. */
+SD_API sd_status sd_command_args_list(const sd_command_args *a, const sd_domain *dom, sd_list *out, sd_error *err);
+/* A REAL field dom->name, by the same rules (a LIST field of one value too). */
+SD_API sd_status sd_command_args_number(const sd_command_args *a, const sd_domain *dom, double *out, sd_error *err);
+/* A CHOICE field: the index of its value, or of its default; "is required" when
+ * it has neither.  A TEXT field read as a choice among names (NULL: the row's):
+ * an unknown name fails listing the valid ones. */
+SD_API sd_status sd_command_args_choice(const sd_command_args *a, const char *name, const char *const *names, int *out,
+                                 sd_error *err);
+/* The data folder the request names, or NULL. */
+SD_API const char *sd_command_args_data_dir(const sd_command_args *a);
+
+/* When err starts with a library parameter's name ("alpha: ...") that is one
+ * of cmd's options, writes the option instead ("--alpha: ..."), as the
+ * program's messages read. */
+SD_API void sd_command_name_flag(const sd_command *cmd, sd_error *err);
+/* Ends a command's call: st, with err's parameter named as an option (above) on failure. */
+SD_API sd_status sd_command_end(const sd_command *cmd, sd_status st, sd_error *err);
 
 /* Runs cmd on request: *text when cmd has a text result and its
  * text_option is given (free it with sd_command_free_text; *out NULL),

@@ -3,6 +3,5 @@
 
 const cli_command cmd_expect = {
     .name = "expect",
-    .lib = &sd_cmd_expect,
-    .synopsis = "expect --alpha LIST --gamma LIST",
-};
+    .cmd = &sd_cmd_expect,
+    };

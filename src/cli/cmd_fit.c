@@ -3,8 +3,7 @@
 
 const cli_command cmd_fit = {
     .name = "fit",
-    .lib = &sd_cmd_fit,
-    .synopsis = "fit FILE [--gamma G] [--cost C | --target T --draft D --hardware H] [--report NAME] ...",
-    .min_pos = 1,
+    .cmd = &sd_cmd_fit,
+        .min_pos = 1,
     .max_pos = 1,
 };

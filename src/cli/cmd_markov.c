@@ -3,6 +3,5 @@
 
 const cli_command cmd_markov = {
     .name = "markov",
-    .lib = &sd_cmd_markov,
-    .synopsis = "markov --alpha-easy A --alpha-hard B --stay P [--gamma LIST] [--cost C]",
-};
+    .cmd = &sd_cmd_markov,
+    };

@@ -3,6 +3,5 @@
 
 const cli_command cmd_metrics = {
     .name = "metrics",
-    .lib = &sd_cmd_metrics,
-    .synopsis = "metrics (--alpha LIST | --mean-acceptance-length LIST | --acceptance-rate LIST) --gamma LIST",
-};
+    .cmd = &sd_cmd_metrics,
+    };

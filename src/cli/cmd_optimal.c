@@ -3,6 +3,5 @@
 
 const cli_command cmd_optimal = {
     .name = "optimal",
-    .lib = &sd_cmd_optimal,
-    .synopsis = "optimal --alpha LIST --cost LIST | --from FILE",
-};
+    .cmd = &sd_cmd_optimal,
+    };

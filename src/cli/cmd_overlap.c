@@ -3,8 +3,6 @@
 
 const cli_command cmd_overlap = {
     .name = "overlap",
-    .lib = &sd_cmd_overlap,
-    .synopsis = "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] "
-                "[--per-row] | ... --ranks K [--children NAME] [--export-acceptance FILE]",
-    .max_pos = 2,
+    .cmd = &sd_cmd_overlap,
+        .max_pos = 2,
 };

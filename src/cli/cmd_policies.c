@@ -9,9 +9,7 @@ static void hooks(void *request, const cli_args *a)
 
 const cli_command cmd_policies = {
     .name = "policies",
-    .lib = &sd_cmd_policies,
-    .synopsis = "policies --cost C [model options as simulate] [--gamma-max G] [--thresholds LIST]",
-    .groups = { CLI_SCALE_OPTIONS },
-    .scales = 1,
+    .cmd = &sd_cmd_policies,
+        .scales = 1,
     .hooks = hooks,
 };

@@ -3,6 +3,5 @@
 
 const cli_command cmd_roofline = {
     .name = "roofline",
-    .lib = &sd_cmd_roofline,
-    .synopsis = "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
-};
+    .cmd = &sd_cmd_roofline,
+    };

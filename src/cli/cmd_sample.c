@@ -9,10 +9,8 @@ static void hooks(void *request, const cli_args *a)
 
 const cli_command cmd_sample = {
     .name = "sample",
-    .lib = &sd_cmd_sample,
-    .synopsis = "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target|deterministic-draft|exact-match] [--seed S]",
-    .groups = { CLI_SCALE_OPTIONS },
-    .min_pos = 2,
+    .cmd = &sd_cmd_sample,
+        .min_pos = 2,
     .max_pos = 2,
     .scales = 1,
     .hooks = hooks,

@@ -17,10 +17,7 @@ static void hooks(void *request, const cli_args *a)
 
 const cli_command cmd_serving = {
     .name = "serving",
-    .lib = &sd_cmd_serving,
-    .synopsis = "serving --target NAME --draft NAME --hardware NAME (--alpha A | ...) (--rate LIST | --users LIST | "
-                "--trace FILE) ...",
-    .groups = { CLI_SCALE_OPTIONS },
-    .scales = 1,
+    .cmd = &sd_cmd_serving,
+        .scales = 1,
     .hooks = hooks,
 };

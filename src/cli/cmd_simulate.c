@@ -25,10 +25,7 @@ static void hooks(void *request, const cli_args *a)
 
 const cli_command cmd_simulate = {
     .name = "simulate",
-    .lib = &sd_cmd_simulate,
-    .synopsis = "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q | --family ngram --corpus FILE "
-                "| --p-npy T --q-npy D --input KIND] [--gamma LIST] ...",
-    .groups = { CLI_SCALE_OPTIONS },
-    .scales = 1,
+    .cmd = &sd_cmd_simulate,
+        .scales = 1,
     .hooks = hooks,
 };

@@ -3,6 +3,5 @@
 
 const cli_command cmd_speedup = {
     .name = "speedup",
-    .lib = &sd_cmd_speedup,
-    .synopsis = "speedup --alpha LIST --cost LIST [--gamma LIST] [--mu LIST] | --from FILE",
-};
+    .cmd = &sd_cmd_speedup,
+    };

@@ -30,10 +30,8 @@ static void validate_hooks(void *request, const cli_args *a)
 
 const cli_command cmd_validate = {
     .name = "validate",
-    .lib = &sd_cmd_validate,
-    .synopsis = "validate [--quick] [--only LIST] [--seed S] [--threads K]",
-    .groups = { CLI_SCALE_OPTIONS },
-    .more_help = list_checks,
+    .cmd = &sd_cmd_validate,
+        .more_help = list_checks,
     .scales = 1,
     .hooks = validate_hooks,
 };

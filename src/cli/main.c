@@ -161,6 +161,6 @@ int main(int argc, char **argv)
     if (st == SD_ECHECK)
         return EXIT_FAILURE_OTHER;
     if (st != SD_OK)
-        cli_name_flag(cmd, &err);
+        sd_command_name_flag(cmd->cmd, &err);
     return st == SD_OK ? 0 : fail(st, &err);
 }

@@ -24,14 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const cli_option CLI_SCALE_OPTIONS[] = {
-    { .name = "--shard", .metavar = "I/N", .help = "run only shard I of N (chunks I-1, I-1+N, ...) and print a partial "
-      "result for merge" },
-    { .name = "--sweep", .metavar = "FILE", .help = "one run per row of a TSV whose columns are options (alpha, gamma, "
-      "...)" },
-    { .name = NULL },
-};
-
 #define SEP '\x1f' /* between a stored invocation's arguments */
 
 /* ---- the job: its invocations ----------------------------------------------------------- */

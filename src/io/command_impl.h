@@ -31,11 +31,6 @@ const int *sd_command_is_FLAG(const int *);
 /* A field's default from the library's defaults struct L. */
 #define SD_FIELD_LIB(L, field, t) .lib = SD_COMMAND_LIB_##t, .lib_offset = offsetof(L, field)
 
-typedef struct {
-    const sd_command *cmd;
-    const void *req;
-} sd_command_args;
-
 /* The row's calls on a typed request: NAME_defaults_ and NAME_table_ for
  * sd_cmd_NAME_defaults and sd_cmd_NAME_table. */
 #define SD_COMMAND_CALLS(n)                                                                                     \
@@ -50,34 +45,6 @@ typedef struct {
     .name = #n, .size = sizeof(sd_cmd_##n##_request), .defaults = n##_defaults_, .table = n##_table_, .data_dir = dir
 #define SD_COMMAND_ROW(n) SD_COMMAND_ROW_WITH(n, SIZE_MAX)
 #define SD_COMMAND_ROW_DATA(n) SD_COMMAND_ROW_WITH(n, offsetof(sd_cmd_##n##_request, data_dir))
-
-/* 1 when the field called name is given. */
-int sd_command_args_given(const sd_command_args *a, const char *name);
-/* A TEXT field's value, a CHOICE's name, or NULL when it is not given. */
-const char *sd_command_args_value(const sd_command_args *a, const char *name);
-/* The value (a TEXT's, a CHOICE's name) or else the row's default text, into buf for a
- * default that needs it; NULL when it has neither. */
-const char *sd_command_args_text(const sd_command_args *a, const char *name, char *buf, size_t size);
-/* A LIST field dom->name: its values (each checked in dom), or the row's
- * default parsed in dom, or "--x is required; see 'specdec CMD --help'".  A
- * copy the caller frees with sd_parse_list_free. */
-sd_status sd_command_args_list(const sd_command_args *a, const sd_domain *dom, sd_list *out, sd_error *err);
-/* A REAL field dom->name, by the same rules (a LIST field of one value too). */
-sd_status sd_command_args_number(const sd_command_args *a, const sd_domain *dom, double *out, sd_error *err);
-/* A CHOICE field: the index of its value, or of its default; "is required" when
- * it has neither.  A TEXT field read as a choice among names (NULL: the row's):
- * an unknown name fails listing the valid ones. */
-sd_status sd_command_args_choice(const sd_command_args *a, const char *name, const char *const *names, int *out,
-                                 sd_error *err);
-/* The data folder the request names, or NULL. */
-const char *sd_command_args_data_dir(const sd_command_args *a);
-
-/* When err starts with a library parameter's name ("alpha: ...") that is one
- * of cmd's options, writes the option instead ("--alpha: ..."), as the
- * program's messages read. */
-void sd_command_name_flag(const sd_command *cmd, sd_error *err);
-/* Ends a command's call: st, with err's parameter named as an option (above) on failure. */
-sd_status sd_command_end(const sd_command *cmd, sd_status st, sd_error *err);
 
 /* Builds a table with these column names; SD_ENOMEM on failure. */
 sd_status sd_command_table(size_t ncols, const char *const *names, sd_table **out, sd_error *err);

@@ -61,6 +61,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(expect)
 const sd_command sd_cmd_expect = {
     SD_COMMAND_ROW(expect),
+    .usage = "expect --alpha LIST --gamma LIST",
     .summary = "the distribution of N, tokens per iteration (eqs. 2, 3)",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,

@@ -312,6 +312,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(fit)
 const sd_command sd_cmd_fit = {
     SD_COMMAND_ROW_DATA(fit),
+    .usage = "fit FILE [--gamma G] [--cost C | --target T --draft D --hardware H] [--report NAME] ...",
     .summary = "alpha from an engine's counters (Prometheus, vLLM or llama.cpp logs, JSON, TSV), the i.i.d. test, "
                "the best gamma",
     .groups = { FIELDS, SD_CMD_COST_FIELDS },

@@ -69,6 +69,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(markov)
 const sd_command sd_cmd_markov = {
     SD_COMMAND_ROW(markov),
+    .usage = "markov --alpha-easy A --alpha-hard B --stay P [--gamma LIST] [--cost C]",
     .summary = "E(N) under two-state Markov acceptance (transfer matrix) against the i.i.d. eq. (4)",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,

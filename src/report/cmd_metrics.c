@@ -200,6 +200,7 @@ static sd_status metrics_text_(const void *r, char **text, sd_error *err) { retu
 SD_COMMAND_CALLS(metrics)
 const sd_command sd_cmd_metrics = {
     SD_COMMAND_ROW(metrics),
+    .usage = "metrics (--alpha LIST | --mean-acceptance-length LIST | --acceptance-rate LIST) --gamma LIST",
     .summary = "serving-engine metrics from alpha, or alpha from them (GSL root finder)",
     .groups = { FIELDS },
     .text_option = "--export",

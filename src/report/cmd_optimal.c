@@ -67,6 +67,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(optimal)
 const sd_command sd_cmd_optimal = {
     SD_COMMAND_ROW(optimal),
+    .usage = "optimal --alpha LIST --cost LIST | --from FILE",
     .summary = "the draft length that maximises eq. (10), via Lambert W",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,

@@ -381,7 +381,7 @@ static sd_status run_overlap(const sd_command_args *a, sd_table **out, sd_error 
                                            "both")
                           : run_matrix(a, out, err);
     if (nfiles != 2)
-        return sd_status_fail(err, SD_EINVAL, "overlap: missing argument");
+        return sd_status_fail(err, SD_EINVAL, "overlap: missing argument; usage: specdec %s", sd_cmd_overlap.usage);
     if (sd_command_args_given(a, "--input") || per_row || sd_cmd_sampling_given(a))
         return sd_status_fail(err, SD_EINVAL, "overlap: --input, --per-row and the sampling options need --p-npy and "
                               "--q-npy");
@@ -430,6 +430,8 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(overlap)
 const sd_command sd_cmd_overlap = {
     SD_COMMAND_ROW(overlap),
+    .usage = "overlap P_FILE Q_FILE [--drafts K] | overlap --p-npy T.npy --q-npy D.npy --input KIND [sampling] "
+             "[--per-row] | ... --ranks K [--children NAME] [--export-acceptance FILE]",
     .summary = "acceptance probability beta = sum min(p, q) and D_LK = TV(p, q) (eqs. 1, 5, 6); per-row beta of .npy "
                "matrices",
     .groups = { FIELDS, SD_CMD_SAMPLING_FIELDS },

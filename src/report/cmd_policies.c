@@ -104,6 +104,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(policies)
 const sd_command sd_cmd_policies = {
     SD_COMMAND_ROW(policies),
+    .usage = "policies --cost C [model options as simulate] [--gamma-max G] [--thresholds LIST]",
     .summary = "draft-length policies side by side: fixed, heuristic +2/-1, threshold, oracle, ceiling",
     .groups = { FIELDS, SD_CMD_MODEL_FIELDS },
     .base = { 0, offsetof(sd_cmd_policies_request, model) },

@@ -475,6 +475,7 @@ static sd_status roofline_text_(const void *r, char **text, sd_error *err) { ret
 SD_COMMAND_CALLS(roofline)
 const sd_command sd_cmd_roofline = {
     SD_COMMAND_ROW_DATA(roofline),
+    .usage = "roofline --target NAME --draft NAME --hardware NAME --alpha A [--batch LIST] [--context LIST] ...",
     .summary = "the optimal gamma by batch and context under a roofline cost model; the break-even batch",
     .groups = { FIELDS, SD_CMD_COST_FIELDS },
     .base = { 0, offsetof(sd_cmd_roofline_request, cost) },

@@ -44,7 +44,7 @@ static sd_status run_sample(const sd_command_args *a, sd_table **out, sd_error *
     sd_sample_config sc = { .shard = rq->shard, .nshards = rq->nshards, .io = rq->io };
     sd_status st;
     if (rq->p_file == NULL || rq->q_file == NULL)
-        st = sd_status_fail(err, SD_EINVAL, "sample: missing argument");
+        st = sd_status_fail(err, SD_EINVAL, "sample: missing argument; usage: specdec %s", sd_cmd_sample.usage);
     else if ((st = sd_cmd_model_verifier(a, &sc.verifier, err)) == SD_OK &&
              (st = sd_command_args_number(a, &DRAWS, &draws, err)) == SD_OK &&
              (st = sd_command_args_number(a, &SD_CMD_DRAFTS, &drafts, err)) == SD_OK &&
@@ -96,6 +96,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(sample)
 const sd_command sd_cmd_sample = {
     SD_COMMAND_ROW(sample),
+    .usage = "sample P_FILE Q_FILE [--draws N] [--verify adjusted|target|deterministic-draft|exact-match] [--seed S]",
     .summary = "one position of speculative sampling: observed against expected output frequencies",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,

@@ -78,6 +78,8 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(serving)
 const sd_command sd_cmd_serving = {
     SD_COMMAND_ROW_DATA(serving),
+    .usage = "serving --target NAME --draft NAME --hardware NAME (--alpha A | ...) (--rate LIST | --users LIST | "
+             "--trace FILE) ...",
     .summary = "TTFT, TPOT and goodput under load, with and without speculation: a continuous-batching simulation "
                "and its analytical twin",
     .groups = { FIELDS, SD_CMD_COST_FIELDS },

@@ -301,6 +301,8 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(simulate)
 const sd_command sd_cmd_simulate = {
     SD_COMMAND_ROW(simulate),
+    .usage = "simulate [--family NAME --vocab V --alpha LIST | --p-file P --q-file Q | --family ngram --corpus FILE "
+             "| --p-npy T --q-npy D --input KIND] [--gamma LIST] ...",
     .summary = "run the rejection sampler on synthetic or file models and compare with eq. (4)",
     .groups = { FIELDS, SD_CMD_MODEL_FIELDS },
     .base = { 0, offsetof(sd_cmd_simulate_request, model) },

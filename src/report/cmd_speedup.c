@@ -83,6 +83,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(speedup)
 const sd_command sd_cmd_speedup = {
     SD_COMMAND_ROW(speedup),
+    .usage = "speedup --alpha LIST --cost LIST [--gamma LIST] [--mu LIST] | --from FILE",
     .summary = "E(N), cost factor, wall-time improvement and FLOP factor per gamma (eqs. 4, 9, 10, 11)",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,

@@ -213,6 +213,9 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(tree)
 const sd_command sd_cmd_tree = {
     SD_COMMAND_ROW_DATA(tree),
+    .usage = "tree --tree SPEC | --optimal --budget LIST [--depth LIST] | --sglang-grid  --alpha A | "
+             "--acceptance-rank LIST | --acceptance-file FILE  [--cost LIST | --target T --draft D --hardware H "
+             "[--batch LIST] [--context S]]",
     .summary = "token trees: expected tokens per target pass (T1), the optimal tree, SGLang's settings ranked",
     .groups = { FIELDS, SD_CMD_COST_FIELDS },
     .base = { 0, offsetof(sd_cmd_tree_request, cost) },

@@ -87,6 +87,7 @@ static const sd_command_field FIELDS[] = {
 SD_COMMAND_CALLS(validate)
 const sd_command sd_cmd_validate = {
     SD_COMMAND_ROW(validate),
+    .usage = "validate [--quick] [--only LIST] [--seed S] [--threads K]",
     .summary = "hold every closed form against the rejection sampler; exit 0 iff all pass",
     .groups = { FIELDS },
     SD_COMMANDS_LIBRARY,
