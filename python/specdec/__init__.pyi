@@ -8,6 +8,14 @@ from numpy.typing import ArrayLike, NDArray
 from . import commands as commands
 from .commands import speedup as speedup
 from .commands import expect as expect
+from .commands import tree as tree
+from .commands import overlap as overlap
+from .commands import markov as markov
+from .commands import fit as fit
+from .commands import simulate as simulate
+from .commands import policies as policies
+from .commands import sample as sample
+from .commands import validate as validate
 from .commands import roofline as roofline
 from .commands import serving as serving
 

@@ -53,6 +53,10 @@ class Field:
         name = name.replace("-", "_")
         self.name = name + "_" if keyword.iskeyword(name) else name
 
+    def is_path(self):
+        """A file's or folder's path (its metavar says FILE or DIR)."""
+        return self.metavar is not None and ("FILE" in self.metavar or "DIR" in self.metavar)
+
     @property
     def whole(self):
         return self.domain is not None and self.domain.contents.whole
@@ -86,7 +90,7 @@ class Field:
             return "int | Sequence[int | str] | str | None"
         if self.domain is not None:  # a number or a file's path (N|FILE)
             return "%s | str | os.PathLike[str] | None" % num
-        return "str | os.PathLike[str] | None"
+        return "str | os.PathLike[str] | None" if self.is_path() else "str | None"
 
     def doc_type(self):
         if self.kind == FLAG:
@@ -94,7 +98,8 @@ class Field:
         kinds = {REAL: "int or float" if self.whole else "float", LIST: "number, sequence of numbers or str",
                  CHOICE: "{%s}" % ", ".join(repr(n) for n in self.names),
                  TEXT: "number or list of numbers and names" if self.metavar == "LIST" else
-                 "number, str or os.PathLike" if self.domain is not None else "str or os.PathLike"}
+                 "number, str or os.PathLike" if self.domain is not None else
+                 "str or os.PathLike" if self.is_path() else "str"}
         d = self.default()
         return "%s, %s" % (kinds[self.kind], "optional" if d is None else "default %r" % (d,))
 
@@ -286,8 +291,8 @@ class Command:
     def doc(self):
         lines = ["%s%s" % (self.name, str(self.signature).split(" ->")[0]), "",
                  self.summary[0].upper() + self.summary[1:] + ".", "",
-                 "The library's sd_cmd_%s_table (cmd_%s.h); the program's `specdec %s` (man specdec)." % (
-                     self.name, self.name, self.name), "",
+                 "The library's sd_cmd_%s_table (cmd_%s.h); the program's ``specdec %s`` (man specdec)." % (
+                     self.name, self.name, self.row.usage.decode()), "",
                  "Parameters", "----------"]
         for f in self.positionals() + [f for f in self.fields if not f.position]:
             where = f.option if not f.position else f.metavar or f.option

@@ -103,7 +103,8 @@ FLAG, REAL, LIST, TEXT, CHOICE = range(5)  # sd_command_type
 
 
 class _Command(ctypes.Structure):  # sd_command (command.h)
-    _fields_ = [("name", ctypes.c_char_p), ("summary", ctypes.c_char_p), ("size", ctypes.c_size_t),
+    _fields_ = [("name", ctypes.c_char_p), ("summary", ctypes.c_char_p), ("usage", ctypes.c_char_p),
+                ("size", ctypes.c_size_t),
                 ("groups", ctypes.POINTER(_Field) * COMMAND_MAX_GROUPS),
                 ("base", ctypes.c_size_t * COMMAND_MAX_GROUPS), ("defaults", ctypes.CFUNCTYPE(None, ctypes.c_void_p)),
                 ("table", ctypes.c_void_p), ("text_option", ctypes.c_char_p), ("text", ctypes.c_void_p),
