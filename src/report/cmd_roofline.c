@@ -1,6 +1,7 @@
 /* cmd_roofline.c -- `specdec roofline`: the draft length by batch and context on given hardware,
- * the schedule by batch bucket (--schedule, --export), one pass's operators (--breakdown); the cost
- * model fitted to measured step times (--calibrate) is cmd_roofline_calibrate.c. */
+ * and the schedule by batch bucket (--schedule, --export); one pass's operators (--breakdown) and
+ * the presets (--list-models, --list-hardware) are cmd_roofline_passes.c's, the cost model fitted
+ * to measured step times (--calibrate) cmd_roofline_calibrate.c's. */
 #include "cmd_roofline_impl.h"
 
 #include <math.h>
@@ -10,8 +11,6 @@
 
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
-static const sd_domain PREFILL = { "--prefill", 1, 16777216, 1 };
-static const sd_domain PREFILL_CACHED = { "--prefill-cached", 0, 16777216, 1 };
 
 /* What one run holds and must release. */
 typedef struct {
@@ -28,47 +27,6 @@ static void setting_free(setting *s)
     free(s->alpha_context);
     free(s->alpha_value);
     sd_parse_list_free(&s->acc);
-}
-
-static sd_status list_models(const sd_presets *p, sd_table **out, sd_error *err)
-{
-    static const char *const cols[] = { "name", "params", "params_active", "layers", "d_model", "heads", "kv_heads",
-                                        "head_dim", "d_ff", "vocab", "experts", "experts_active", "weight", "kv",
-                                        "act", "compute", "kv_bytes_per_token" };
-    sd_status st = sd_command_table(17, cols, out, err);
-    for (size_t i = 0; i < p->nmodels && st == SD_OK; i++) {
-        const sd_model_spec *m = &p->models[i];
-        const sd_cell row[] = { sd_text(m->name), sd_real(m->params_total), sd_real(m->params_active),
-                                sd_real(m->layers), sd_real(m->d_model), sd_real(m->heads), sd_real(m->kv_heads),
-                                sd_real(m->head_dim), sd_real(m->d_ff), sd_real(m->vocab), sd_real(m->experts),
-                                sd_real(m->experts_active), sd_text(sd_dtype_name(m->weight)),
-                                sd_text(sd_dtype_name(m->kv)), sd_text(sd_dtype_name(m->act)),
-                                sd_text(sd_dtype_name(m->compute)), sd_real(sd_cost_kv_per_token(m)) };
-        st = sd_table_add(*out, row, err);
-    }
-    return st;
-}
-
-static sd_status list_hardware(const sd_presets *p, sd_table **out, sd_error *err)
-{
-    static const char *const cols[] = { "name",          "tflops_bf16", "tflops_fp16", "tflops_fp8",
-                                        "tflops_int8",   "tflops_fp4",  "bandwidth_tbs", "memory_gb",
-                                        "link_gbs",      "link_latency_us", "bf16_flops_per_byte" };
-    static const sd_dtype types[] = { SD_BF16, SD_FP16, SD_FP8, SD_INT8, SD_FP4 };
-    sd_status st = sd_command_table(11, cols, out, err);
-    for (size_t i = 0; i < p->nhardware && st == SD_OK; i++) {
-        const sd_hardware *h = &p->hardware[i];
-        sd_cell row[11] = { sd_text(h->name) };
-        for (int k = 0; k < 5; k++)
-            row[1 + k] = h->flops[types[k]] > 0 ? sd_real(h->flops[types[k]] / 1e12) : sd_text("-");
-        row[6] = sd_real(h->bandwidth / 1e12);
-        row[7] = sd_real(h->memory / 1e9);
-        row[8] = sd_real(h->link_bandwidth / 1e9);
-        row[9] = sd_real(h->link_latency * 1e6);
-        row[10] = sd_real(h->flops[SD_BF16] / h->bandwidth);
-        st = sd_table_add(*out, row, err);
-    }
-    return st;
 }
 
 /* The request's models, hardware and cost terms (sd_cmd_cost_request) and the tokens verified. */
@@ -246,78 +204,6 @@ static sd_status point_rows(const sd_roofline_request *rq, const setting *s, con
     return st;
 }
 
-/* --breakdown: one pass's operators for the target (T = --verify-tokens,
- * default 1) and the draft (T = 1, its window), at one (batch, context). */
-/* The rows of one pass: each operator, then the total. */
-static sd_status pass_rows(const char *role, const sd_model_spec *m, const sd_hardware *hw, const sd_cost_params *cp,
-                           const sd_cost_group *g, size_t ng, sd_table *t, sd_error *err)
-{
-    sd_cost_op ops[SD_COST_MAX_OPS];
-    size_t k = sd_cost_breakdown_groups(m, hw, cp, g, ng, ops);
-    int cb;
-    double total = sd_cost_groups_time(m, hw, cp, g, ng, &cb), flops = 0, bytes = 0;
-    sd_status st = SD_OK;
-    for (size_t i = 0; i < k && st == SD_OK; i++) {
-        const char *bound = ops[i].flops > 0 || ops[i].bytes > 0 ? (ops[i].compute_bound ? "compute" : "memory") : "-";
-        if (strcmp(ops[i].name, "all_reduce") == 0)
-            bound = "link";
-        const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
-                                sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text(ops[i].name),
-                                sd_real(ops[i].count), sd_real(ops[i].flops), sd_real(ops[i].bytes),
-                                sd_real(ops[i].seconds), sd_real(total > 0.0 ? ops[i].seconds / total : 0.0), sd_text(bound) };
-        st = sd_table_add(t, row, err);
-        flops += ops[i].flops;
-        bytes += ops[i].bytes;
-    }
-    /* the pass: every operator, t0 and communication together */
-    const sd_cell row[] = { sd_text(role), sd_text(m->name), sd_int((long long)g[0].sequences),
-                            sd_int((long long)g[0].context), sd_int((long long)g[0].tokens), sd_text("total"),
-                            sd_real(1), sd_real(flops), sd_real(bytes), sd_real(total), sd_real(total > 0.0),
-                            sd_text(total <= 0.0 ? "-" : cb ? "compute" : "memory") }; /* no model: no pass */
-    return st == SD_OK ? sd_table_add(t, row, err) : st;
-}
-
-/* The target's and the draft's passes at (batch, ctx), and with a prompt chunk (prefill[0]
- * tokens after prefill[1] cached; none when prefill[0] is 0) the target's mixed pass. */
-static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, double ctx, const double *prefill,
-                                sd_table *t, sd_error *err)
-{
-    double n = rq->verify_tokens > 0 ? rq->verify_tokens : 1.0;
-    double s = rq->draft_window > 0 ? fmin(ctx, rq->draft_window) : ctx;
-    const sd_cost_group target = { .sequences = batch, .tokens = n, .context = ctx, .logits = n };
-    const sd_cost_group draft = { .sequences = batch, .tokens = 1, .context = s, .logits = 1 };
-    const sd_cost_group mixed[2] = { target, { .sequences = 1, .tokens = prefill[0], .context = prefill[1], .logits = 1 } };
-    sd_status st = pass_rows("target", rq->target, rq->hardware, &rq->params, &target, 1, t, err);
-    if (st == SD_OK)
-        st = pass_rows("draft", rq->draft, rq->hardware, &rq->draft_params, &draft, 1, t, err);
-    if (st == SD_OK && prefill[0] > 0)
-        st = pass_rows("target+prefill", rq->target, rq->hardware, &rq->params, mixed, 2, t, err);
-    return st;
-}
-
-/* --breakdown: the operators of the passes at every (batch, context) of l[0] x l[1]. */
-static sd_status run_breakdown(const sd_command_args *a, const sd_roofline_request *rq, const sd_list *l,
-                               sd_table **t, sd_error *err)
-{
-    static const char *const op_cols[] = { "role", "model", "batch", "context", "tokens", "operator", "count",
-                                           "flops", "bytes", "seconds", "share", "bound" };
-    double prefill[2] = { 0, 0 };
-    sd_status st;
-    if ((sd_command_args_given(a, "--prefill") && (st = sd_command_args_number(a, &PREFILL, &prefill[0], err)) != SD_OK) ||
-        (sd_command_args_given(a, "--prefill-cached") &&
-         (st = sd_command_args_number(a, &PREFILL_CACHED, &prefill[1], err)) != SD_OK) ||
-        (st = sd_command_table(12, op_cols, t, err)) != SD_OK)
-        return st;
-    for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
-        for (size_t i = 0; i < l[0].n && st == SD_OK; i++)
-            st = breakdown_rows(rq, l[0].v[i], l[1].v[j], prefill, *t, err);
-    if (st == SD_OK && prefill[0] > 0)
-        st = sd_table_note(*t, err, "target+prefill: the target's pass over the batch beside one prompt chunk of "
-                           "%.0f tokens after %.0f cached (a step of chunked prefill): causal attention over the "
-                           "chunk, logits for its last token only.", prefill[0], prefill[1]);
-    return st;
-}
-
 /* The options that go together: --breakdown or --schedule; --prefill with --breakdown; --export
  * with --schedule. */
 static sd_status check_modes(const sd_command_args *a, sd_error *err)
@@ -352,7 +238,7 @@ static sd_status run_pair(const sd_command_args *a, setting *s, sd_list *l, sd_t
         (st = sd_command_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
         return st;
     if (sd_command_args_given(a, "--breakdown"))
-        return run_breakdown(a, &rq, l, t, err);
+        return roofline_breakdown(a, &rq, l, t, err);
     if ((st = read_acceptance(a, s, &l[2], &rq, err)) != SD_OK || (st = check_contexts(a, &rq, &l[1], err)) != SD_OK)
         return st;
     if (sd_command_args_given(a, "--export") != (text != NULL))
@@ -379,9 +265,9 @@ static sd_status run_roofline(const sd_command_args *a, sd_table **out, char **t
                         sd_command_args_given(a, "--calibrate")) && text != NULL)
         st = sd_status_fail(err, SD_EINVAL, "--export: goes with --schedule, not with the presets or --calibrate");
     else if (st == SD_OK && sd_command_args_given(a, "--list-models"))
-        st = list_models(&s.presets, &t, err);
+        st = roofline_list_models(&s.presets, &t, err);
     else if (st == SD_OK && sd_command_args_given(a, "--list-hardware"))
-        st = list_hardware(&s.presets, &t, err);
+        st = roofline_list_hardware(&s.presets, &t, err);
     else if (st == SD_OK && sd_command_args_given(a, "--calibrate"))
         st = roofline_calibrate(a, &s.presets, &t, err);
     else if (st == SD_OK)
@@ -442,9 +328,9 @@ static const sd_command_field FIELDS[] = {
     { .name = "--breakdown", SD_FIELD(R, breakdown, FLAG), .help = "print one pass's operators (FLOPs, bytes, time, "
       "bound) instead" },
     { .name = "--prefill", SD_FIELD(R, prefill, REAL), .metavar = "P", .help = "with --breakdown: also the target's "
-      "pass beside one prompt chunk of P tokens, in {range} (chunked prefill's mixed step)", .domain = &PREFILL },
+      "pass beside one prompt chunk of P tokens, in {range} (chunked prefill's mixed step)", .domain = &ROOFLINE_PREFILL },
     { .name = "--prefill-cached", SD_FIELD(R, prefill_cached, REAL), .metavar = "C", .help = "with --prefill: the "
-      "tokens of that prompt already cached (an earlier chunk's), in {range} (default 0)", .domain = &PREFILL_CACHED },
+      "tokens of that prompt already cached (an earlier chunk's), in {range} (default 0)", .domain = &ROOFLINE_PREFILL_CACHED },
     { .name = "--schedule", SD_FIELD(R, schedule, FLAG), .help = "print the draft length per batch bucket instead" },
     { .name = "--export", SD_FIELD(R, export_engine, CHOICE), .metavar = "ENGINE", .help = "with --schedule: write "
       "it in an engine's syntax, ready to paste: {names} (vLLM's speculative config JSON, SGLang's adaptive config "
