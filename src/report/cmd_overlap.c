@@ -8,14 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* The two distribution files P_FILE and Q_FILE over one vocabulary. */
-sd_status overlap_load_files(const sd_cmd_overlap_request *rq, sd_dist *p, sd_dist *q, sd_error *err)
-{
-    sd_status st;
-    if ((st = sd_dist_load(rq->p_file, p, err)) == SD_OK && (st = sd_dist_load(rq->q_file, q, err)) == SD_OK)
-        st = sd_dist_compatible(p, q, rq->p_file, rq->q_file, err);
-    return st;
-}
 
 /* ---- the rules scored: one table for files, summaries and rows ---------------- */
 

@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The two distribution files P_FILE and Q_FILE over one vocabulary. */
+sd_status overlap_load_files(const sd_cmd_overlap_request *rq, sd_dist *p, sd_dist *q, sd_error *err)
+{
+    sd_status st;
+    if ((st = sd_dist_load(rq->p_file, p, err)) == SD_OK && (st = sd_dist_load(rq->q_file, q, err)) == SD_OK)
+        st = sd_dist_compatible(p, q, rq->p_file, rq->q_file, err);
+    return st;
+}
+
 const sd_domain OVERLAP_RANKS = { "--ranks", 1, SD_TREE_MAX_RANK, 1 };
 
 /* What --ranks reads: one pair of files, or a matrix pair under every sampling setting. */
