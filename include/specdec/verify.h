@@ -80,6 +80,9 @@ SD_API const sd_verifier *sd_verify_at(size_t i);
  * help, in a per-thread buffer that the next call in the same thread
  * overwrites. */
 SD_API const char *sd_verify_names(void);
+/* The rules' names in the table's order, ending with NULL (static), as a
+ * choice's names (sd_verify_find takes each). */
+SD_API const char *const *sd_verify_name_list(void);
 
 /* The rule's name and one-line summary (static strings). */
 SD_API const char *sd_verify_name(const sd_verifier *v);

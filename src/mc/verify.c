@@ -4,6 +4,7 @@
 #include "verify_impl.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +174,22 @@ const sd_verifier *sd_verify_at(size_t i)
         if (sd_verify_rules[k].name == NULL)
             return NULL;
     return sd_verify_rules[i].name != NULL ? &sd_verify_rules[i] : NULL;
+}
+
+/* The rows' names, filled from the table once (any thread). */
+static const char *rule_names[sizeof sd_verify_rules / sizeof sd_verify_rules[0]];
+static pthread_once_t rule_names_once = PTHREAD_ONCE_INIT;
+
+static void fill_rule_names(void)
+{
+    for (size_t i = 0; sd_verify_rules[i].name != NULL; i++)
+        rule_names[i] = sd_verify_rules[i].name;
+}
+
+const char *const *sd_verify_name_list(void)
+{
+    pthread_once(&rule_names_once, fill_rule_names);
+    return rule_names;
 }
 
 /* Joins the names of the table's rows with ", " (built from the table, per thread). */

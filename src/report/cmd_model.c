@@ -182,12 +182,6 @@ sd_status sd_cmd_model_check_built(const sd_command_args *a, const sd_engine_con
                           "--threads or --order, or raise --max-memory", need / 1073741824.0, limit_gib);
 }
 
-/* The rules' names, as verify.h lists them (sd_verify_names: the unit tests hold the two together), for
- * --verify's help and a binding. */
-static const char *const VERIFIERS[] = { "adjusted", "target", "greedy", "block", "deterministic-draft", "exact-match",
-                                         NULL };
-static const char *const *verifier_names(void) { return VERIFIERS; }
-
 #define M sd_cmd_model_options
 const sd_command_field SD_CMD_MODEL_FIELDS[] = {
     { .name = "--family", SD_FIELD(M, family, TEXT), .metavar = "NAME", .help = "target family: {names} (default "
@@ -226,7 +220,7 @@ const sd_command_field SD_CMD_MODEL_FIELDS[] = {
     { .name = "--q-file", SD_FIELD(M, q_file, TEXT), .metavar = "Q", .help = "context-free draft from a distribution "
       "file (with --p-file)" },
     { .name = "--verify", SD_FIELD(M, verify, TEXT), .metavar = "NAME", .help = "verification rule: {names} (default "
-      "{default})", .dflt = "adjusted", .names = verifier_names },
+      "{default})", .dflt = "adjusted", .names = sd_verify_name_list },
     { .name = "--seed", SD_FIELD(M, seed, REAL), .metavar = "S", .help = "random seed (default {default})",
       .domain = &SD_CMD_SEED, SD_LIB(synth.seed, U64) },
     { .name = "--max-memory", SD_FIELD(M, max_memory, REAL), .metavar = "GIB", .help = "refuse runs whose bank and "
