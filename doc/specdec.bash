@@ -55,6 +55,14 @@ _specdec_reply()
     mapfile -t COMPREPLY < <(compgen -W "$1" -- "$cur")
 }
 
+# _specdec_help_names COMMAND OPTION: the names OPTION's line of 'specdec COMMAND --help' lists
+# ("a, b, c (default ...)"), from the program being completed.
+_specdec_help_names()
+{
+    "${COMP_WORDS[0]}" "$1" --help 2>/dev/null |
+        sed -n "s/^  $2 [A-Z_=]* *//p" | sed 's/ (default.*//; s/,/ /g'
+}
+
 # _specdec_compgen_files [-d]: complete file (or, with -d, folder) names.
 _specdec_compgen_files()
 {
@@ -184,8 +192,8 @@ _specdec()
             _specdec_compgen_files
         fi
         return 0 ;;
-    --input-format)
-        _specdec_reply "prometheus vllm-v1 vllm-v0 llama.cpp tsv histogram vllm-v1-early vllm-bench vllm-offline sglang trtllm-bench llama-speculative vllm-request llama-timings sglang-request speculation-profile"
+    --input-format) # the readers the program has, from its own help: a new reader needs no edit here
+        _specdec_reply "$(_specdec_help_names fit --input-format)"
         return 0 ;;
     --children)
         _specdec_reply "top-k sampled"
