@@ -58,6 +58,23 @@ def acceptance(target: "ArrayLike", draft: "ArrayLike", logits: bool = True, tem
     read where they lie (a float32 row is widened exactly to double as it is
     read); any other array is copied once to C-contiguous float64.
 
+    Parameters
+    ----------
+    target, draft : array_like
+        The target's and the draft's rows, 1-D (one position) or 2-D (rows, V), the same shape.
+    logits : bool, default True
+        The arrays hold logits (else probabilities).
+    temperature, top_k, top_p, min_p : float, int, float, float
+        The target's sampling settings (0 temperature: greedy; top_k 0: all tokens).
+    rule : {'adjusted', 'target', 'block', 'deterministic-draft', 'exact-match'}, default 'adjusted'
+        The verification rule whose acceptance is scored (verify.h).
+    draft_temperature, draft_top_k, draft_top_p, draft_min_p : optional
+        The draft's settings, each the target's when None.
+    ranks : int, default 0
+        With K > 0, the per-rank acceptance of a token tree's children, K ranks.
+    children : {'sampled', 'top-k'}, default 'sampled'
+        How a tree's children are drawn from q.
+
     Returns
     -------
     Acceptance
