@@ -55,7 +55,8 @@ check "pkg-config Requires.private gsl" sh -c 'pkg-config --print-requires-priva
 # ---- 2. exported symbols = declared API ------------------------------------------------
 nm -D --defined-only "$S$P/lib/$so" | awk '$2 ~ /^[TDRB]$/ { print $3 }' | sort > "$T/exported"
 cat "$S$P/include/specdec.h" "$S$P"/include/specdec/*.h | tr '\n' ' ' | sed 's/;/;\n/g' |
-    grep 'SD_API' | sed -n 's/.*[^a-z0-9_]\(sd_[a-z0-9_]*\) *[([].*/\1/p' | sort -u > "$T/declared"
+    grep 'SD_API' | sed -n -e 's/.*SD_API extern [^;]*[^a-z0-9_]\(sd_[a-z0-9_]*\) *;.*/\1/p' \
+        -e 's/.*[^a-z0-9_]\(sd_[a-z0-9_]*\) *[([].*/\1/p' | sort -u > "$T/declared"
 if [ -s "$T/declared" ] && cmp -s "$T/exported" "$T/declared"; then
     ok
 else
@@ -64,14 +65,19 @@ fi
 if grep -qv '^sd_' "$T/exported"; then bad "exported symbols outside sd_*: $(grep -v '^sd_' "$T/exported" | tr '\n' ' ')"; else ok; fi
 
 # ---- 3. the examples against the staged tree ---------------------------------------------
-for ex in optimal_grid monte_carlo; do
+for ex in optimal_grid monte_carlo my_model; do
     check "compile examples/$ex.c" sh -c 'cc -std=c11 -Wall -Wextra -Werror "$1" $(pkg-config --cflags --libs specdec gsl) -lm -o "$2"' \
         sh "$ROOT/examples/$ex.c" "$T/$ex"
-    check "run examples/$ex" sh -c 'cd / && LD_LIBRARY_PATH="$1" "$2" > "$3.out"' sh "$S$P/lib" "$T/$ex" "$T/$ex"
+    check "run examples/$ex" sh -c 'cd / && SPECDEC_DATA="$4" LD_LIBRARY_PATH="$1" "$2" > "$3.out"' sh "$S$P/lib" "$T/$ex" \
+        "$T/$ex" "$S$P/share/specdec"
     if LD_LIBRARY_PATH="$S$P/lib" ldd "$T/$ex" 2>/dev/null | grep -q "libspecdec.so.* => $S$P/lib/"; then ok
     else bad "examples/$ex does not load the staged libspecdec.so"; fi
 done
 if grep -qx '| 0.8 | 0.02 | 11 | 3.8167 |' "$T/optimal_grid.out" 2>/dev/null; then ok; else bad "optimal_grid: no row alpha 0.8, c 0.02, gamma 11, 3.8167 (the seed's example)"; fi
+# my_model's table is the program's for the same options (the library call and the program agree)
+if "$S$P/bin/specdec" --data "$S$P/share/specdec" roofline --target llama-3.1-8b --draft llama-3.2-1b --hardware h100-sxm \
+    --alpha 0.8 --batch 1,8,32,128 --format tsv 2>/dev/null | cmp -s - "$T/my_model.out"; then ok
+else bad "my_model: its table is not the program's roofline table for the same options"; fi
 
 # ---- 4. man page and completion -----------------------------------------------------------
 check "man page and completion" sh "$ROOT/tests/man.sh" "$S$P/bin/specdec" "$S$P/share/man/man1/specdec.1" \
