@@ -1,6 +1,6 @@
-/* test_fit.c -- specdec fit: the round trip through vLLM's exposition
- * format, the interval's coverage, the i.i.d. test on Markov acceptance,
- * predictions against a second run. */
+/* test_fit.c -- fit.h: the round trip through vLLM's exposition format, the
+ * interval's coverage, the i.i.d. test on Markov acceptance, predictions
+ * against a second run, the cost's draws in the improvement's interval. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,72 +104,66 @@ START_TEST(markov_rejects_iid_and_predicts)
 }
 END_TEST
 
-/* The reports: predictions flag extrapolation and recommend a gamma; the
- * i.i.d. MLE equals accepted / tested by hand; bad requests are refused. */
-START_TEST(reports_and_hand_counts)
+/* 100 drafts of 3: 80 passed position 1, 60 passed 1-2, 30 passed 1-3; costs 1 + 0.05 gamma. */
+static const sd_counts HAND = { .gamma = 3, .drafts = 100, .draft_tokens = 300, .accepted_tokens = 170,
+                                .has_positions = 1, .accepted_at = { 80, 60, 30 }, .reached = { 100, 100, 100 },
+                                .kind = SD_COUNTS_PREFIX };
+static const double HAND_COST[6] = { 1.05, 1.10, 1.15, 1.20, 1.25, 1.30 };
+
+/* The i.i.d. MLE equals accepted / tested by hand; a level outside (0, 1) is refused. */
+START_TEST(hand_counts)
 {
-    /* 100 drafts of 3: 80 passed position 1, 60 passed 1-2, 30 passed 1-3 */
-    sd_counts c = { .gamma = 3, .drafts = 100, .draft_tokens = 300, .accepted_tokens = 170, .has_positions = 1,
-                    .accepted_at = { 80, 60, 30 }, .reached = { 100, 100, 100 }, .kind = SD_COUNTS_PREFIX };
     sd_fit f;
-    ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
+    sd_error err;
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
     ck_assert_double_eq(f.trials, 100 + 80 + 60);
     ck_assert_rel(f.alpha, 170.0 / 240.0, 1e-15);
     ck_assert_rel(f.cond[2], 0.5, 1e-15);
-    double cost[6];
-    for (int g = 0; g < 6; g++)
-        cost[g] = 1.0 + (g + 1) * 0.05;
-    sd_fit_request rq = { .gamma_max = 6, .cost = cost, .replicates = 200, .seed = 3 };
-    sd_table *t;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-    ck_assert_uint_eq(sd_table_nrows(t), 6);
-    size_t ex = sd_table_find(t, "extrapolated"), e = sd_table_find(t, "expected_tokens");
-    ck_assert_str_eq(sd_table_cell(t, 2, ex)->v.s, "no");
-    ck_assert_str_eq(sd_table_cell(t, 3, ex)->v.s, "yes");
-    ck_assert_rel(sd_table_cell(t, 2, e)->v.r, 1.0 + 170.0 / 100.0, 1e-12); /* the mean acceptance length */
-    ck_assert_uint_ge(sd_table_nnotes(t), 1);
-    ck_assert_ptr_nonnull(strstr(sd_table_note_at(t, 0), "recommended gamma"));
-    sd_table_free(t);
-    /* the cost's draws: all equal to cost, the interval is the bootstrap's over cost, to rounding (the
-     * control); spread 10% either way, it widens and still holds the point; a bad draw is refused */
-    double same[20 * 6], spread[20 * 6], base_lo[6], base_hi[6];
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1.5, &f, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "level: 1.5 is outside (0, 1)"));
+}
+END_TEST
+
+/* The cost's draws: all equal to the cost, the improvement's interval is the
+ * bootstrap's over the cost, to rounding (the control); spread 10% either
+ * way, it widens and still holds the point; a bad draw is refused. */
+START_TEST(predict_cost_draws)
+{
+    sd_fit f;
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
+    const sd_fit_request rq = { .gamma_max = 6, .cost = HAND_COST, .replicates = 200, .seed = 3 };
+    double same[20 * 6], spread[20 * 6];
     for (int k = 0; k < 20; k++)
         for (int g = 0; g < 6; g++) {
-            same[k * 6 + g] = cost[g];
-            spread[k * 6 + g] = cost[g] * (k % 2 ? 1.1 : 0.9);
+            same[k * 6 + g] = HAND_COST[g];
+            spread[k * 6 + g] = HAND_COST[g] * (k % 2 ? 1.1 : 0.9);
         }
-    for (int pass = 0; pass < 3; pass++) {
+    sd_fit_prediction base[6], p[6];
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, base, NULL), SD_OK);
+    for (int pass = 1; pass < 3; pass++) {
         sd_fit_request r2 = rq;
-        if (pass > 0)
-            r2.cost_draws = pass == 1 ? same : spread, r2.ncost_draws = 20;
-        ck_assert_int_eq(sd_fit_table(&c, &f, &r2, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-        size_t lo = sd_table_find(t, "improvement_lo"), hi = sd_table_find(t, "improvement_hi");
-        size_t im = sd_table_find(t, "improvement");
+        r2.cost_draws = pass == 1 ? same : spread;
+        r2.ncost_draws = 20;
+        ck_assert_int_eq(sd_fit_predict(&HAND, &f, &r2, p, NULL), SD_OK);
         for (size_t g = 0; g < 6; g++) {
-            double l = sd_table_cell(t, g, lo)->v.r, h = sd_table_cell(t, g, hi)->v.r, x = sd_table_cell(t, g, im)->v.r;
-            if (pass == 0)
-                base_lo[g] = l, base_hi[g] = h;
-            else if (pass == 1) {
-                ck_assert_rel(l, base_lo[g], 1e-14);
-                ck_assert_rel(h, base_hi[g], 1e-14);
-            }
-            else
-                ck_assert_msg(l < base_lo[g] && h > base_hi[g] && l < x && x < h, "gamma %zu: [%g, %g] vs [%g, %g]",
-                              g + 1, l, h, base_lo[g], base_hi[g]);
+            double l = p[g].improvement_lo, h = p[g].improvement_hi, x = p[g].improvement;
+            ck_assert_double_eq(x, base[g].improvement);
+            if (pass == 1) {
+                ck_assert_rel(l, base[g].improvement_lo, 1e-14);
+                ck_assert_rel(h, base[g].improvement_hi, 1e-14);
+            } else
+                ck_assert_msg(l < base[g].improvement_lo && h > base[g].improvement_hi && l < x && x < h,
+                              "gamma %zu: [%g, %g] vs [%g, %g]", g + 1, l, h, base[g].improvement_lo,
+                              base[g].improvement_hi);
         }
-        sd_table_free(t);
     }
     spread[7] = -1.0;
     sd_fit_request r3 = rq;
-    r3.cost_draws = spread, r3.ncost_draws = 20;
+    r3.cost_draws = spread;
+    r3.ncost_draws = 20;
     sd_error err;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &r3, SD_FIT_REPORT_PREDICTIONS, &t, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &r3, p, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "cost_draws: draw 1's cost of gamma 2 is -1"));
-    cost[4] = 0.0;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "cost: the cost of gamma 5 is 0"));
-    ck_assert_int_eq(sd_fit_counts(&c, 1.5, &f, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "level: 1.5 is outside (0, 1)"));
 }
 END_TEST
 
@@ -324,38 +318,6 @@ START_TEST(v0_emitted_test)
 }
 END_TEST
 
-/* The advice: no cost, no improvement columns; a hopeless alpha gives gamma 0;
- * an optimum at gamma_max is flagged. */
-START_TEST(advice_and_no_cost)
-{
-    sd_counts c = { .gamma = 1, .drafts = 1000, .draft_tokens = 1000, .accepted_tokens = 20, .has_positions = 1,
-                    .accepted_at = { 20 }, .reached = { 1000 }, .kind = SD_COUNTS_PREFIX };
-    sd_fit f;
-    sd_table *t;
-    ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
-    sd_fit_request rq = { .gamma_max = 4, .replicates = 0 };
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-    ck_assert_uint_eq(sd_table_find(t, "improvement"), SIZE_MAX);
-    ck_assert_uint_ne(sd_table_find(t, "expected_tokens"), SIZE_MAX);
-    sd_table_free(t);
-    double cost[4] = { 1.5, 2.0, 2.5, 3.0 };
-    rq.cost = cost;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, NULL), SD_OK);
-    ck_assert_int_eq(sd_table_cell(t, 0, sd_table_find(t, "recommended_gamma"))->v.i, 0);
-    ck_assert_str_eq(sd_table_cell(t, 0, sd_table_find(t, "gamma_within_interval"))->v.s, "none");
-    sd_table_free(t);
-    sd_counts hi = { .gamma = 2, .drafts = 100, .draft_tokens = 200, .accepted_tokens = 190, .has_positions = 1,
-                     .accepted_at = { 98, 92 }, .reached = { 100, 100 }, .kind = SD_COUNTS_PREFIX };
-    double cheap[4] = { 1.01, 1.02, 1.03, 1.04 };
-    rq.cost = cheap;
-    ck_assert_int_eq(sd_fit_counts(&hi, 1e-3, &f, NULL), SD_OK);
-    ck_assert_int_eq(sd_fit_table(&hi, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, NULL), SD_OK);
-    ck_assert_int_eq(sd_table_cell(t, 0, sd_table_find(t, "recommended_gamma"))->v.i, 4);
-    ck_assert_str_eq(sd_table_cell(t, 0, sd_table_find(t, "at_cap"))->v.s, "yes");
-    sd_table_free(t);
-}
-END_TEST
-
 Suite *fit_suite(void)
 {
     Suite *s = suite_create("fit");
@@ -363,11 +325,11 @@ Suite *fit_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, interval_coverage);
     tcase_add_test(tc, markov_rejects_iid_and_predicts);
-    tcase_add_test(tc, reports_and_hand_counts);
+    tcase_add_test(tc, hand_counts);
+    tcase_add_test(tc, predict_cost_draws);
     tcase_add_test(tc, prefix_mean_closed_forms);
     tcase_add_test(tc, prefix_mean_coverage);
     tcase_add_test(tc, v0_emitted_test);
-    tcase_add_test(tc, advice_and_no_cost);
     suite_add_tcase(s, tc);
     return s;
 }
