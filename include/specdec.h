@@ -34,7 +34,8 @@
  *   specdec/cost.h      the roofline cost model, operator by operator or per pass
  *   specdec/calibrate.h the cost model fitted to measured step times
  *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
- *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma
+ *   specdec/fit.h       alpha from counters, the i.i.d. test, predictions for other gamma,
+ *                       the recommended gamma as a struct (sd_fit_recommend)
  *   specdec/figure.h    the data behind each figure, as tables
  *   specdec/policies.h  the draft-length policies side by side
  *   specdec/schedule.h  a draft-length schedule in vLLM's, SGLang's or TensorRT-LLM's syntax
@@ -44,7 +45,7 @@
  *   specdec/cmd_model.h, cmd_sampling.h  option groups of those requests: the models of simulate
  *                       and policies; the sampling settings of overlap
  *   specdec/cmd_tree.h  tree, and a tree's speed-up and its band under the cost model
- *   specdec/cmd_fit.h   fit, and its recommended draft length as a struct (sd_fit_recommend)
+ *   specdec/cmd_fit.h   fit, its reports of a fit, and its recommendation (sd_fit_recommend)
  *   specdec/cmd_validate.h validate: the one call that returns SD_ECHECK (with its whole table)
  *
  * Conventions (as in GSL).  A function that can fail returns an sd_status

@@ -1,5 +1,6 @@
 /* fit.h -- from the counters engines export to alpha, a test of the i.i.d.
- * assumption, and predictions for other draft lengths.
+ * assumption, predictions for other draft lengths, and the draft length
+ * they recommend under a cost.
  *
  * The data (counters.h): D drafts of length up to gamma; A_k drafts whose
  * first k drafted tokens were all accepted (A_0 = D), and R_k drafts that
@@ -31,11 +32,11 @@
  *     non-i.i.d. model; it is used for extrapolation when the test rejects
  *     i.i.d. at p < `level`, else the i.i.d. model is.
  *
- * Predictions, gamma' = 1..gamma_max: E(N) for gamma' <= gamma is the
- * measured one, 1 + sum_{k <= gamma'} prod_{j <= k} alpha_j (no model:
- * truncating drafts keeps their first positions; at gamma' = gamma it is
- * the mean acceptance length exactly); beyond gamma the chosen model's,
- * flagged `extrapolated`.  Intervals: a bootstrap over the drafts with
+ * Predictions, gamma' = 1..gamma_max (sd_fit_predict): E(N) for gamma' <=
+ * gamma is the measured one, 1 + sum_{k <= gamma'} prod_{j <= k} alpha_j
+ * (no model: truncating drafts keeps their first positions; at gamma' =
+ * gamma it is the mean acceptance length exactly); beyond gamma the chosen
+ * model's, flagged `extrapolated`.  Intervals: a bootstrap over the drafts with
  * GSL's random streams (sequential binomial resampling of the position
  * counts from the measured alpha_k, the chosen model refitted on each
  * replicate), 2.5% and 97.5% quantiles.
@@ -88,7 +89,6 @@
 #include "specdec/counters.h"
 #include "specdec/engine.h"
 #include "specdec/status.h"
-#include "specdec/table.h"
 #include "specdec/theory.h"
 
 typedef enum { SD_FIT_IID, SD_FIT_GEOMETRIC, SD_FIT_MARKOV } sd_fit_model;
@@ -157,6 +157,15 @@ SD_API sd_status sd_fit_counts(const sd_counts *c, double level, sd_fit *out, sd
  * above).  NaN for g < 1. */
 SD_API double sd_fit_expected_tokens(const sd_fit *f, sd_fit_model m, size_t g);
 
+/* alpha_k, k = 1..g, of model m as f fitted it, into a[0 .. g-1]: f->alpha
+ * at every k for i.i.d. or counts without positions; the geometric's alpha
+ * rho^(k-1) (at most 1); the Markov chain's S_k / S_{k-1} with the start
+ * law of the measured draft length (k beyond it: k's).  The geometric and
+ * Markov fits exist when f->test is SD_FIT_TEST_LR (f->non_iid names the
+ * better); else their parameters are 0, and so is every alpha_k of theirs.
+ * Never fails. */
+SD_API void sd_fit_model_positions(const sd_fit *f, sd_fit_model m, size_t g, double *a);
+
 /* The prediction request: gamma' = 1..gamma_max; the cost of an iteration
  * of gamma' drafts in target steps is cost[gamma' - 1] (1 + gamma' c for
  * eq. 10, gamma' c_eff + verify_cost_ratio under the roofline model), or no
@@ -175,35 +184,56 @@ typedef struct {
     size_t ncost_draws;
 } sd_fit_request;
 
-/* The report tables (columns listed in doc/fit.md):
- *   predictions  one row per gamma': E(N), its interval, the improvement
- *                E(N) / cost and its interval (with a cost), extrapolated
- *                yes/no, the model; notes name the recommended gamma' and
- *                the range whose improvement lies within the best's interval,
- *                or "do not speculate" (gamma 0) when no gamma' improves on
- *                plain decoding (improvement <= 1), and flag an optimum at
- *                gamma_max (the cap)
- *   positions    one row per measured position: tested, accepted, alpha_k
- *                and its interval, the i.i.d. alpha, the non-i.i.d. fit's
- *   summary      one row: the data, the estimator, alpha and its interval,
- *                the measured E(N), the test, both fits, the chosen model,
- *                and with a cost the recommendation (0: do not speculate)
- *                and whether it sits at the cap
- * *out is a new table the caller frees; SD_EINVAL for a request out of its
- * domain (naming the field), SD_ENOMEM, SD_EFAIL; *out untouched on failure. */
-typedef enum { SD_FIT_REPORT_PREDICTIONS, SD_FIT_REPORT_POSITIONS, SD_FIT_REPORT_SUMMARY } sd_fit_report;
-
-/* "predictions", "positions", "summary", NULL: the reports' names, indexed
- * by sd_fit_report (static).  Never fails. */
-SD_API const char *const *sd_fit_report_names(void);
-
 /* The defaults of a fit where the caller has no reason for others (the
  * program's fit and the fit figure): the i.i.d. test's level, and the
  * bootstrap replicates (the seed is SD_RNG_DEFAULT_SEED, rng.h). */
 #define SD_FIT_LEVEL 1e-3
 #define SD_FIT_REPLICATES 400
 
-SD_API sd_status sd_fit_table(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, sd_fit_report report,
-                              sd_table **out, sd_error *err);
+/* SD_OK when rq is in its domain: gamma_max in [1, 4096]; with a cost,
+ * every cost and every cost draw finite and > 0.  Else SD_EINVAL naming
+ * the field (gamma_max, cost, cost_draws) and the entry at fault. */
+SD_API sd_status sd_fit_request_check(const sd_fit_request *rq, sd_error *err);
+
+/* The prediction at one draft length gamma' (sd_fit_predict). */
+typedef struct {
+    double expected_tokens, expected_tokens_lo, expected_tokens_hi; /* E(N) and its 95% bootstrap interval (the
+                                                                     * point itself without replicates or counts) */
+    double improvement, improvement_lo, improvement_hi; /* E(N) / cost and its 95% interval (with cost draws, theirs
+                                                         * too); NaN without a cost */
+    int extrapolated;                                   /* 1: gamma' beyond the measured gamma (the chosen model's) */
+} sd_fit_prediction;
+
+/* The predictions of c fitted as f (sd_fit_counts) at gamma' = 1..gamma_max,
+ * into out[gamma' - 1] (rq->gamma_max entries): E(N) by
+ * sd_fit_expected_tokens(f, f->chosen, gamma'), its interval from
+ * rq->replicates bootstrap replicates (none for a gauge), and with a cost
+ * the improvement.  SD_EINVAL as sd_fit_request_check, SD_ENOMEM, SD_EFAIL
+ * (a replicate's fit); out is unspecified on failure. */
+SD_API sd_status sd_fit_predict(const sd_counts *c, const sd_fit *f, const sd_fit_request *rq, sd_fit_prediction *out,
+                                sd_error *err);
+
+/* What a fit recommends (sd_fit_recommend_points). */
+typedef struct {
+    size_t gamma;        /* the recommended draft length; 0: do not speculate (no gamma' improves) */
+    size_t best;         /* the gamma' of the largest improvement, in [1, gamma_max] (gamma when it pays) */
+    double improvement, improvement_lo, improvement_hi;         /* best's, with its 95% interval */
+    double expected_tokens, expected_tokens_lo, expected_tokens_hi; /* best's E(N), with its 95% interval */
+    size_t from, to;     /* the gamma' whose improvement reaches best's lower bound, a range around best
+                          * (1-based; 0, 0 when gamma is 0) */
+    int at_cap;          /* 1: gamma is gamma_max: a longer draft may be better (raise the cap) */
+    int extrapolated;    /* 1: best lies beyond the measured draft length (the chosen model's prediction) */
+    size_t gamma_max;    /* the predictions' range, 1..gamma_max */
+} sd_fit_recommend;
+
+/* The recommendation of the predictions p[0 .. n-1] (sd_fit_predict with a
+ * cost, gamma' = 1..n), the one rule every report and caller uses: best is
+ * the first gamma' of the largest improvement (the point estimate, not the
+ * bounds); from..to grows from best one gamma' at a time on each side
+ * while the improvement there is at least best's lower bound; gamma is best when its
+ * improvement exceeds 1 (plain decoding), else 0; at_cap when gamma is n.
+ * SD_EINVAL for n = 0 or an improvement that is NaN (predictions without a
+ * cost); *out untouched on failure. */
+SD_API sd_status sd_fit_recommend_points(const sd_fit_prediction *p, size_t n, sd_fit_recommend *out, sd_error *err);
 
 #endif

@@ -2,7 +2,8 @@
  * the predictions (fit.h), costed by eq. (10) or by the roofline presets
  * (an iteration of gamma drafts: gamma draft steps and one verifying
  * target pass, cost.h), whose calibration's draws widen the improvement's
- * interval; and the recommendation as a struct (sd_fit_recommend). */
+ * interval; and the recommendation as a struct (sd_fit_recommend).  The
+ * reports' tables are cmd_fit_table.c's. */
 #include "specdec/cmd_fit.h"
 
 #include <errno.h>
@@ -134,7 +135,7 @@ static sd_status export_profile(const char *path, const sd_counts *c, sd_error *
 typedef struct {
     sd_counts c;
     sd_fit f;
-    int report;        /* sd_fit_report */
+    int report;        /* sd_cmd_fit_report */
     fit_costs fc;
     sd_fit_request frq; /* gamma_max, fc's costs, the bootstrap */
 } fit_run;
@@ -184,10 +185,10 @@ static sd_status run_fit(const sd_command_args *a, sd_table **out, sd_error *err
     sd_table *t = NULL;
     sd_status st = fit_prepare(a, 1, &r, err);
     if (st == SD_OK)
-        st = sd_fit_table(&r.c, &r.f, &r.frq, (sd_fit_report)r.report, &t, err);
-    if (st == SD_OK && r.fc.roof && r.report != SD_FIT_REPORT_POSITIONS)
+        st = sd_cmd_fit_report_table(&r.c, &r.f, &r.frq, (sd_cmd_fit_report)r.report, &t, err);
+    if (st == SD_OK && r.fc.roof && r.report != SD_CMD_FIT_REPORT_POSITIONS)
         st = sd_cmd_costs_note(a, &r.fc.cc, &r.fc.rq, 0, t, err);
-    if (st == SD_OK && r.fc.draws != NULL && r.report != SD_FIT_REPORT_POSITIONS)
+    if (st == SD_OK && r.fc.draws != NULL && r.report != SD_CMD_FIT_REPORT_POSITIONS)
         st = sd_table_note(t, err, "the improvement's interval holds the cost terms' uncertainty too: each "
                            "bootstrap replicate is divided by the costs at one draw of the fitted terms.");
     fit_costs_free(&r.fc);
@@ -196,54 +197,19 @@ static sd_status run_fit(const sd_command_args *a, sd_table **out, sd_error *err
 
 /* ---- the recommendation --------------------------------------------------------------------- */
 
-/* The real in column name of t's row (its gamma' - 1). */
-static double cell(const sd_table *t, size_t row, const char *name)
-{
-    return sd_table_cell(t, row, sd_table_find(t, name))->v.r;
-}
-
-sd_status sd_cmd_fit_recommend_counts(const sd_counts *c, const sd_fit *f, const sd_fit_request *frq,
-                                      sd_fit_recommend *out, sd_error *err)
-{
-    if (frq->cost == NULL)
-        return sd_status_fail(err, SD_EINVAL, "cost: the recommendation needs the cost of each gamma");
-    sd_table *t;
-    sd_status st = sd_fit_table(c, f, frq, SD_FIT_REPORT_PREDICTIONS, &t, err);
-    if (st != SD_OK)
-        return st;
-    /* fit.c's rule: the best by the point estimate; the range around it that reaches its lower bound */
-    size_t n = sd_table_nrows(t), best = 0, from, to;
-    for (size_t g = 1; g < n; g++)
-        if (cell(t, g, "improvement") > cell(t, best, "improvement"))
-            best = g;
-    double lo = cell(t, best, "improvement_lo");
-    for (from = best; from > 0 && cell(t, from - 1, "improvement") >= lo; from--)
-        ;
-    for (to = best; to + 1 < n && cell(t, to + 1, "improvement") >= lo; to++)
-        ;
-    int speculate = cell(t, best, "improvement") > 1.0;
-    *out = (sd_fit_recommend){
-        .gamma = speculate ? best + 1 : 0, .best = best + 1, .improvement = cell(t, best, "improvement"),
-        .improvement_lo = lo, .improvement_hi = cell(t, best, "improvement_hi"),
-        .expected_tokens = cell(t, best, "expected_tokens"),
-        .expected_tokens_lo = cell(t, best, "expected_tokens_lo"),
-        .expected_tokens_hi = cell(t, best, "expected_tokens_hi"), .from = speculate ? from + 1 : 0,
-        .to = speculate ? to + 1 : 0, .at_cap = speculate && best + 1 == n,
-        .extrapolated = strcmp(sd_table_cell(t, best, sd_table_find(t, "extrapolated"))->v.s, "yes") == 0,
-        .gamma_max = n,
-    };
-    sd_table_free(t);
-    return SD_OK;
-}
-
+/* The recommendation of a's counters and costs: the predictions (sd_fit_predict) and fit.h's rule. */
 static sd_status run_recommend(const sd_command_args *a, sd_fit_recommend *out, sd_error *err)
 {
     fit_run r = { .report = 0 };
+    sd_fit_prediction *p = NULL;
     sd_status st = costed(a) ? fit_prepare(a, 0, &r, err)
                              : sd_status_fail(err, SD_EINVAL, "--cost: the recommendation needs a cost: give --cost "
                                               "C or --target, --draft and --hardware (roofline presets)");
-    if (st == SD_OK)
-        st = sd_cmd_fit_recommend_counts(&r.c, &r.f, &r.frq, out, err);
+    if (st == SD_OK && (p = malloc(r.frq.gamma_max * sizeof *p)) == NULL)
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+    if (st == SD_OK && (st = sd_fit_predict(&r.c, &r.f, &r.frq, p, err)) == SD_OK)
+        st = sd_fit_recommend_points(p, r.frq.gamma_max, out, err);
+    free(p);
     fit_costs_free(&r.fc);
     return st;
 }
@@ -296,7 +262,7 @@ static const sd_command_field FIELDS[] = {
     { .name = "--context", SD_FIELD(R, context, REAL), .metavar = "S", .help = "roofline presets: context length "
       "(default {default})", .domain = &SD_CMD_CONTEXT, .dflt = "4096" },
     { .name = "--report", SD_FIELD(R, report, CHOICE), .metavar = "NAME", .help = "{names} (default {default})",
-      .dflt = "predictions", .names = sd_fit_report_names },
+      .dflt = "predictions", .names = sd_cmd_fit_report_names },
     { .name = "--level", SD_FIELD(R, level, REAL), .metavar = "P", .help = "reject i.i.d. acceptance when the "
       "likelihood-ratio test's p < P (default {default})", .domain = &LEVEL, SD_LIB(fit_level, DOUBLE) },
     { .name = "--replicates", SD_FIELD(R, replicates, REAL), .metavar = "B", .help = "bootstrap replicates for the "

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "specdec/cmd_fit.h"
 #include "specdec/counters.h"
 #include "specdec/fit.h"
 #include "specdec/ngram.h"
@@ -15,7 +16,6 @@
 #include "specdec/theory.h"
 
 /* ---- fit --------------------------------------------------------------------------------- */
-
 
 /* `specdec fit`'s positions and predictions for the counters file in->input. */
 sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant, sd_figure_data *out,
@@ -37,10 +37,10 @@ sd_status sd_figure_fit(const sd_figure_input *in, const char *name, int variant
     for (size_t g = 1; g <= n; g++)
         cost[g - 1] = sd_theory_cost_factor((double)g, in->cost.v[0]);
     const sd_fit_request rq = { .gamma_max = n, .cost = cost, .replicates = SD_FIT_REPLICATES, .seed = in->seed };
-    if ((st = sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_POSITIONS, &out->block[0], err)) != SD_OK)
+    if ((st = sd_cmd_fit_report_table(&c, &f, &rq, SD_CMD_FIT_REPORT_POSITIONS, &out->block[0], err)) != SD_OK)
         return st;
     out->nblocks = 1;
-    if ((st = sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &out->block[1], err)) != SD_OK)
+    if ((st = sd_cmd_fit_report_table(&c, &f, &rq, SD_CMD_FIT_REPORT_PREDICTIONS, &out->block[1], err)) != SD_OK)
         return st;
     out->nblocks = 2;
     out->fit_gamma = (double)c.gamma;

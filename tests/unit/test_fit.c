@@ -1,6 +1,7 @@
-/* test_fit.c -- specdec fit: the round trip through vLLM's exposition
- * format, the interval's coverage, the i.i.d. test on Markov acceptance,
- * predictions against a second run. */
+/* test_fit.c -- fit.h: the round trip through vLLM's exposition format, the
+ * interval's coverage, the i.i.d. test on Markov acceptance, predictions
+ * against a second run, the predictions' points and intervals, and the
+ * recommendation's rule. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,72 +105,118 @@ START_TEST(markov_rejects_iid_and_predicts)
 }
 END_TEST
 
-/* The reports: predictions flag extrapolation and recommend a gamma; the
- * i.i.d. MLE equals accepted / tested by hand; bad requests are refused. */
-START_TEST(reports_and_hand_counts)
+/* 100 drafts of 3: 80 passed position 1, 60 passed 1-2, 30 passed 1-3; costs 1 + 0.05 gamma. */
+static const sd_counts HAND = { .gamma = 3, .drafts = 100, .draft_tokens = 300, .accepted_tokens = 170,
+                                .has_positions = 1, .accepted_at = { 80, 60, 30 }, .reached = { 100, 100, 100 },
+                                .kind = SD_COUNTS_PREFIX };
+static const double HAND_COST[6] = { 1.05, 1.10, 1.15, 1.20, 1.25, 1.30 };
+
+/* The i.i.d. MLE equals accepted / tested by hand; a level outside (0, 1) is refused. */
+START_TEST(hand_counts)
 {
-    /* 100 drafts of 3: 80 passed position 1, 60 passed 1-2, 30 passed 1-3 */
-    sd_counts c = { .gamma = 3, .drafts = 100, .draft_tokens = 300, .accepted_tokens = 170, .has_positions = 1,
-                    .accepted_at = { 80, 60, 30 }, .reached = { 100, 100, 100 }, .kind = SD_COUNTS_PREFIX };
     sd_fit f;
-    ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
+    sd_error err;
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
     ck_assert_double_eq(f.trials, 100 + 80 + 60);
     ck_assert_rel(f.alpha, 170.0 / 240.0, 1e-15);
     ck_assert_rel(f.cond[2], 0.5, 1e-15);
-    double cost[6];
-    for (int g = 0; g < 6; g++)
-        cost[g] = 1.0 + (g + 1) * 0.05;
-    sd_fit_request rq = { .gamma_max = 6, .cost = cost, .replicates = 200, .seed = 3 };
-    sd_table *t;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-    ck_assert_uint_eq(sd_table_nrows(t), 6);
-    size_t ex = sd_table_find(t, "extrapolated"), e = sd_table_find(t, "expected_tokens");
-    ck_assert_str_eq(sd_table_cell(t, 2, ex)->v.s, "no");
-    ck_assert_str_eq(sd_table_cell(t, 3, ex)->v.s, "yes");
-    ck_assert_rel(sd_table_cell(t, 2, e)->v.r, 1.0 + 170.0 / 100.0, 1e-12); /* the mean acceptance length */
-    ck_assert_uint_ge(sd_table_nnotes(t), 1);
-    ck_assert_ptr_nonnull(strstr(sd_table_note_at(t, 0), "recommended gamma"));
-    sd_table_free(t);
-    /* the cost's draws: all equal to cost, the interval is the bootstrap's over cost, to rounding (the
-     * control); spread 10% either way, it widens and still holds the point; a bad draw is refused */
-    double same[20 * 6], spread[20 * 6], base_lo[6], base_hi[6];
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1.5, &f, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "level: 1.5 is outside (0, 1)"));
+}
+END_TEST
+
+/* The predictions of the hand counts: without replicates each point is
+ * sd_fit_expected_tokens and E(N) / cost exactly (the measured mean length
+ * at gamma 3), extrapolated beyond 3; without a cost the improvement is NaN
+ * and E(N) the same; with replicates the same points inside their intervals,
+ * the improvement's the E(N)'s over the cost, the same again from the same
+ * seed.  Bad requests are refused with the field and the entry named. */
+START_TEST(predict_points)
+{
+    sd_fit f;
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
+    sd_fit_prediction p[6], q[6], b[6], b2[6];
+    sd_fit_request rq = { .gamma_max = 6, .cost = HAND_COST, .replicates = 0, .seed = 3 };
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, p, NULL), SD_OK);
+    sd_fit_request none = rq;
+    none.cost = NULL;
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &none, q, NULL), SD_OK);
+    rq.replicates = 200;
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, b, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, b2, NULL), SD_OK);
+    ck_assert_rel(p[2].expected_tokens, 1.0 + 170.0 / 100.0, 1e-12);
+    for (size_t g = 1; g <= 6; g++) {
+        const sd_fit_prediction *x = &p[g - 1], *y = &q[g - 1], *z = &b[g - 1];
+        ck_assert_double_eq(x->expected_tokens, sd_fit_expected_tokens(&f, f.chosen, g));
+        ck_assert(x->expected_tokens_lo == x->expected_tokens && x->expected_tokens_hi == x->expected_tokens);
+        ck_assert_double_eq(x->improvement, x->expected_tokens / HAND_COST[g - 1]);
+        ck_assert(x->improvement_lo == x->improvement && x->improvement_hi == x->improvement);
+        ck_assert_int_eq(x->extrapolated, g > 3);
+        ck_assert_double_eq(y->expected_tokens, x->expected_tokens);
+        ck_assert(isnan(y->improvement) && isnan(y->improvement_lo) && isnan(y->improvement_hi));
+        ck_assert_double_eq(z->expected_tokens, x->expected_tokens);
+        ck_assert_msg(z->expected_tokens_lo < z->expected_tokens && z->expected_tokens < z->expected_tokens_hi,
+                      "gamma %zu: %g outside (%g, %g)", g, z->expected_tokens, z->expected_tokens_lo,
+                      z->expected_tokens_hi);
+        ck_assert_double_eq(z->improvement_lo, z->expected_tokens_lo / HAND_COST[g - 1]);
+        ck_assert_double_eq(z->improvement_hi, z->expected_tokens_hi / HAND_COST[g - 1]);
+        ck_assert(memcmp(z, &b2[g - 1], sizeof *z) == 0);
+    }
+    sd_error err;
+    double bad[6] = { 1.05, 1.10, 1.15, 1.20, 0.0, 1.30 };
+    rq.cost = bad;
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, b, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cost: the cost of gamma 5 is 0"));
+    ck_assert_int_eq(sd_fit_request_check(&rq, &err), SD_EINVAL);
+    rq.cost = HAND_COST;
+    rq.gamma_max = 4097;
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, b, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "gamma_max: 4097 is outside [1, 4096]"));
+    rq.gamma_max = 0;
+    ck_assert_int_eq(sd_fit_request_check(&rq, &err), SD_EINVAL);
+}
+END_TEST
+
+/* The cost's draws: all equal to the cost, the improvement's interval is the
+ * bootstrap's over the cost, to rounding (the control); spread 10% either
+ * way, it widens and still holds the point; a bad draw is refused. */
+START_TEST(predict_cost_draws)
+{
+    sd_fit f;
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
+    const sd_fit_request rq = { .gamma_max = 6, .cost = HAND_COST, .replicates = 200, .seed = 3 };
+    double same[20 * 6], spread[20 * 6];
     for (int k = 0; k < 20; k++)
         for (int g = 0; g < 6; g++) {
-            same[k * 6 + g] = cost[g];
-            spread[k * 6 + g] = cost[g] * (k % 2 ? 1.1 : 0.9);
+            same[k * 6 + g] = HAND_COST[g];
+            spread[k * 6 + g] = HAND_COST[g] * (k % 2 ? 1.1 : 0.9);
         }
-    for (int pass = 0; pass < 3; pass++) {
+    sd_fit_prediction base[6], p[6];
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, base, NULL), SD_OK);
+    for (int pass = 1; pass < 3; pass++) {
         sd_fit_request r2 = rq;
-        if (pass > 0)
-            r2.cost_draws = pass == 1 ? same : spread, r2.ncost_draws = 20;
-        ck_assert_int_eq(sd_fit_table(&c, &f, &r2, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-        size_t lo = sd_table_find(t, "improvement_lo"), hi = sd_table_find(t, "improvement_hi");
-        size_t im = sd_table_find(t, "improvement");
+        r2.cost_draws = pass == 1 ? same : spread;
+        r2.ncost_draws = 20;
+        ck_assert_int_eq(sd_fit_predict(&HAND, &f, &r2, p, NULL), SD_OK);
         for (size_t g = 0; g < 6; g++) {
-            double l = sd_table_cell(t, g, lo)->v.r, h = sd_table_cell(t, g, hi)->v.r, x = sd_table_cell(t, g, im)->v.r;
-            if (pass == 0)
-                base_lo[g] = l, base_hi[g] = h;
-            else if (pass == 1) {
-                ck_assert_rel(l, base_lo[g], 1e-14);
-                ck_assert_rel(h, base_hi[g], 1e-14);
-            }
-            else
-                ck_assert_msg(l < base_lo[g] && h > base_hi[g] && l < x && x < h, "gamma %zu: [%g, %g] vs [%g, %g]",
-                              g + 1, l, h, base_lo[g], base_hi[g]);
+            double l = p[g].improvement_lo, h = p[g].improvement_hi, x = p[g].improvement;
+            ck_assert_double_eq(x, base[g].improvement);
+            if (pass == 1) {
+                ck_assert_rel(l, base[g].improvement_lo, 1e-14);
+                ck_assert_rel(h, base[g].improvement_hi, 1e-14);
+            } else
+                ck_assert_msg(l < base[g].improvement_lo && h > base[g].improvement_hi && l < x && x < h,
+                              "gamma %zu: [%g, %g] vs [%g, %g]", g + 1, l, h, base[g].improvement_lo,
+                              base[g].improvement_hi);
         }
-        sd_table_free(t);
     }
     spread[7] = -1.0;
     sd_fit_request r3 = rq;
-    r3.cost_draws = spread, r3.ncost_draws = 20;
+    r3.cost_draws = spread;
+    r3.ncost_draws = 20;
     sd_error err;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &r3, SD_FIT_REPORT_PREDICTIONS, &t, &err), SD_EINVAL);
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &r3, p, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "cost_draws: draw 1's cost of gamma 2 is -1"));
-    cost[4] = 0.0;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "cost: the cost of gamma 5 is 0"));
-    ck_assert_int_eq(sd_fit_counts(&c, 1.5, &f, &err), SD_EINVAL);
-    ck_assert_ptr_nonnull(strstr(err.msg, "level: 1.5 is outside (0, 1)"));
 }
 END_TEST
 
@@ -324,35 +371,103 @@ START_TEST(v0_emitted_test)
 }
 END_TEST
 
-/* The advice: no cost, no improvement columns; a hopeless alpha gives gamma 0;
- * an optimum at gamma_max is flagged. */
-START_TEST(advice_and_no_cost)
+/* Points with the given improvements and lower bounds, extrapolated from gamma 3 on. */
+static void points(const double *imp, const double *lo, size_t n, sd_fit_prediction *p)
 {
-    sd_counts c = { .gamma = 1, .drafts = 1000, .draft_tokens = 1000, .accepted_tokens = 20, .has_positions = 1,
-                    .accepted_at = { 20 }, .reached = { 1000 }, .kind = SD_COUNTS_PREFIX };
+    for (size_t g = 0; g < n; g++)
+        p[g] = (sd_fit_prediction){ .expected_tokens = 2.0 + 0.1 * (double)g, .improvement = imp[g],
+                                    .improvement_lo = lo[g], .improvement_hi = imp[g] + 0.25,
+                                    .extrapolated = g >= 2 };
+}
+
+/* The rule on points built to catch a wrong one.  pays: the best by the
+ * point estimate, not by the lower bound (gamma 5's is higher); the range
+ * stops at the first gamma below the best's lower bound (gamma 5 reaches it
+ * again, past a gap).  tie: the shorter draft.  cap: the best is the last
+ * and pays.  plain: an improvement of exactly 1 is plain decoding (gamma 0,
+ * no range, not at the cap although the best is the last). */
+START_TEST(recommend_rule)
+{
+    static const struct {
+        const char *name;
+        size_t n;
+        double imp[6], lo[6];
+        size_t gamma, best, from, to;
+        int at_cap, extrapolated;
+    } cases[] = {
+        { "pays", 6, { 1.10, 1.30, 1.29, 1.05, 1.28, 1.20 }, { 1.0, 1.25, 1.2, 1.0, 1.27, 1.1 }, 2, 2, 2, 3, 0, 0 },
+        { "tie", 3, { 1.2, 1.5, 1.5 }, { 1.0, 1.1, 1.4 }, 2, 2, 1, 3, 0, 0 },
+        { "cap", 3, { 1.1, 1.2, 1.3 }, { 1.0, 1.1, 1.15 }, 3, 3, 2, 3, 1, 1 },
+        { "plain", 3, { 0.8, 0.9, 1.0 }, { 0.7, 0.8, 0.85 }, 0, 3, 0, 0, 0, 1 },
+    };
+    sd_fit_prediction p[6];
+    sd_fit_recommend r;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        points(cases[k].imp, cases[k].lo, cases[k].n, p);
+        ck_assert_int_eq(sd_fit_recommend_points(p, cases[k].n, &r, NULL), SD_OK);
+        ck_assert_msg(r.gamma == cases[k].gamma && r.best == cases[k].best && r.from == cases[k].from &&
+                      r.to == cases[k].to && r.at_cap == cases[k].at_cap && r.extrapolated == cases[k].extrapolated,
+                      "%s: gamma %zu, best %zu, %zu-%zu, at_cap %d, extrapolated %d", cases[k].name, r.gamma, r.best,
+                      r.from, r.to, r.at_cap, r.extrapolated);
+        const sd_fit_prediction *b = &p[r.best - 1]; /* the best's cells, bit for bit */
+        ck_assert(r.improvement == b->improvement && r.improvement_lo == b->improvement_lo &&
+                  r.improvement_hi == b->improvement_hi && r.expected_tokens == b->expected_tokens &&
+                  r.expected_tokens_lo == b->expected_tokens_lo && r.expected_tokens_hi == b->expected_tokens_hi);
+        ck_assert_uint_eq(r.gamma_max, cases[k].n);
+    }
+    sd_error err;
+    sd_fit_recommend kept = { .gamma = 99 };
+    ck_assert_int_eq(sd_fit_recommend_points(p, 0, &kept, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "points: "));
+    p[1].improvement = NAN;
+    ck_assert_int_eq(sd_fit_recommend_points(p, 3, &kept, &err), SD_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cost: the recommendation needs the cost of each gamma"));
+    ck_assert_uint_eq(kept.gamma, 99);
+}
+END_TEST
+
+/* The rule on fitted predictions: the hand counts' best is their largest
+ * improvement, its cells the point's bit for bit, the range around it what
+ * reaches its lower bound; a hopeless alpha gives gamma 0; cheap drafts of a
+ * high alpha put the optimum at gamma_max, flagged. */
+START_TEST(recommend_of_predictions)
+{
     sd_fit f;
-    sd_table *t;
-    ck_assert_int_eq(sd_fit_counts(&c, 1e-3, &f, NULL), SD_OK);
-    sd_fit_request rq = { .gamma_max = 4, .replicates = 0 };
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_PREDICTIONS, &t, NULL), SD_OK);
-    ck_assert_uint_eq(sd_table_find(t, "improvement"), SIZE_MAX);
-    ck_assert_uint_ne(sd_table_find(t, "expected_tokens"), SIZE_MAX);
-    sd_table_free(t);
-    double cost[4] = { 1.5, 2.0, 2.5, 3.0 };
-    rq.cost = cost;
-    ck_assert_int_eq(sd_fit_table(&c, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, NULL), SD_OK);
-    ck_assert_int_eq(sd_table_cell(t, 0, sd_table_find(t, "recommended_gamma"))->v.i, 0);
-    ck_assert_str_eq(sd_table_cell(t, 0, sd_table_find(t, "gamma_within_interval"))->v.s, "none");
-    sd_table_free(t);
-    sd_counts hi = { .gamma = 2, .drafts = 100, .draft_tokens = 200, .accepted_tokens = 190, .has_positions = 1,
-                     .accepted_at = { 98, 92 }, .reached = { 100, 100 }, .kind = SD_COUNTS_PREFIX };
-    double cheap[4] = { 1.01, 1.02, 1.03, 1.04 };
-    rq.cost = cheap;
-    ck_assert_int_eq(sd_fit_counts(&hi, 1e-3, &f, NULL), SD_OK);
-    ck_assert_int_eq(sd_fit_table(&hi, &f, &rq, SD_FIT_REPORT_SUMMARY, &t, NULL), SD_OK);
-    ck_assert_int_eq(sd_table_cell(t, 0, sd_table_find(t, "recommended_gamma"))->v.i, 4);
-    ck_assert_str_eq(sd_table_cell(t, 0, sd_table_find(t, "at_cap"))->v.s, "yes");
-    sd_table_free(t);
+    ck_assert_int_eq(sd_fit_counts(&HAND, 1e-3, &f, NULL), SD_OK);
+    sd_fit_prediction p[6];
+    sd_fit_recommend r;
+    const sd_fit_request rq = { .gamma_max = 6, .cost = HAND_COST, .replicates = 200, .seed = 3 };
+    ck_assert_int_eq(sd_fit_predict(&HAND, &f, &rq, p, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_recommend_points(p, 6, &r, NULL), SD_OK);
+    ck_assert_uint_ge(r.gamma, 1);
+    const sd_fit_prediction *b = &p[r.best - 1];
+    for (size_t g = 0; g < 6; g++)
+        ck_assert(p[g].improvement <= b->improvement);
+    ck_assert(r.improvement == b->improvement && r.improvement_lo == b->improvement_lo &&
+              r.improvement_hi == b->improvement_hi && r.expected_tokens == b->expected_tokens);
+    for (size_t g = r.from; g <= r.to; g++)
+        ck_assert(p[g - 1].improvement >= r.improvement_lo);
+    ck_assert(r.from == 1 || p[r.from - 2].improvement < r.improvement_lo);
+    ck_assert(r.to == 6 || p[r.to].improvement < r.improvement_lo);
+
+    sd_counts low = { .gamma = 1, .drafts = 1000, .draft_tokens = 1000, .accepted_tokens = 20, .has_positions = 1,
+                      .accepted_at = { 20 }, .reached = { 1000 }, .kind = SD_COUNTS_PREFIX };
+    double dear[4] = { 1.5, 2.0, 2.5, 3.0 }, cheap[4] = { 1.01, 1.02, 1.03, 1.04 };
+    sd_fit_request r4 = { .gamma_max = 4, .cost = dear, .replicates = 0 };
+    ck_assert_int_eq(sd_fit_counts(&low, 1e-3, &f, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_predict(&low, &f, &r4, p, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_recommend_points(p, 4, &r, NULL), SD_OK);
+    ck_assert_uint_eq(r.gamma, 0);
+    ck_assert_uint_eq(r.best, 1);
+    sd_counts high = { .gamma = 2, .drafts = 100, .draft_tokens = 200, .accepted_tokens = 190, .has_positions = 1,
+                       .accepted_at = { 98, 92 }, .reached = { 100, 100 }, .kind = SD_COUNTS_PREFIX };
+    r4.cost = cheap;
+    ck_assert_int_eq(sd_fit_counts(&high, 1e-3, &f, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_predict(&high, &f, &r4, p, NULL), SD_OK);
+    ck_assert_int_eq(sd_fit_recommend_points(p, 4, &r, NULL), SD_OK);
+    ck_assert_uint_eq(r.gamma, 4);
+    ck_assert_int_eq(r.at_cap, 1);
+    ck_assert_int_eq(r.extrapolated, 1);
 }
 END_TEST
 
@@ -363,11 +478,14 @@ Suite *fit_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, interval_coverage);
     tcase_add_test(tc, markov_rejects_iid_and_predicts);
-    tcase_add_test(tc, reports_and_hand_counts);
+    tcase_add_test(tc, hand_counts);
+    tcase_add_test(tc, predict_points);
+    tcase_add_test(tc, predict_cost_draws);
     tcase_add_test(tc, prefix_mean_closed_forms);
     tcase_add_test(tc, prefix_mean_coverage);
     tcase_add_test(tc, v0_emitted_test);
-    tcase_add_test(tc, advice_and_no_cost);
+    tcase_add_test(tc, recommend_rule);
+    tcase_add_test(tc, recommend_of_predictions);
     suite_add_tcase(s, tc);
     return s;
 }
