@@ -277,7 +277,7 @@ shown() { # shown DESIGN_MD: the block's lines as they read
     awk '/<!-- \/report -->/ { on = 0 } on && $0 !~ /^```/ { print } /<!-- report -->/ { on = 1 }' "$1"
 }
 compare() { # compare ROOT BUILD DESIGN_MD: fails, with a diff, when the shown figures are not the tree's
-    report_text "$1" "$2" > "$T/fresh"
+    [ -s "$T/fresh" ] || report_text "$1" "$2" > "$T/fresh" # the tree's figures, made once
     shown "$3" > "$T/shown"
     if [ ! -s "$T/shown" ]; then
         echo "layers: $3 has no <!-- report --> block" >&2
