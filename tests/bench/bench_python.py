@@ -43,7 +43,7 @@ p = rng.standard_normal((rows, vocab), dtype=np.float32) * 3
 q = p + rng.standard_normal((rows, vocab), dtype=np.float32)
 acc = best(lambda: specdec.acceptance(p, q, temperature=0.7), 3)
 acc_cpu = best(lambda: specdec.acceptance(p, q, temperature=0.7), 3, time.process_time)
-alpha_hat = specdec.acceptance(p, q, temperature=0.7)["alpha"]
+alpha_hat = specdec.acceptance(p, q, temperature=0.7).alpha
 
 print("| benchmark | specdec | reference | ratio |")
 print("|---|---:|---:|---:|")
