@@ -61,20 +61,6 @@ class Field:
     def whole(self):
         return self.domain is not None and self.domain.contents.whole
 
-    def default(self):
-        """The default as a Python value: what the signature shows."""
-        if self.kind == FLAG:
-            return False
-        if self.default_text is None:
-            return None
-        if self.kind in (REAL, LIST) or (self.kind == TEXT and self.domain is not None):
-            try:
-                x = float(self.default_text)
-            except ValueError:
-                return self.default_text  # a list or range as the program reads it, e.g. "1:25"
-            return int(x) if self.whole and x.is_integer() else x
-        return self.default_text
-
     def annotation(self):
         """The type a caller passes, as a string (the stub's and the signature's)."""
         num = "int" if self.whole else "float"
@@ -94,14 +80,13 @@ class Field:
 
     def doc_type(self):
         if self.kind == FLAG:
-            return "bool, default False"
+            return "bool, optional"
         kinds = {REAL: "int or float" if self.whole else "float", LIST: "number, sequence of numbers or str",
                  CHOICE: "{%s}" % ", ".join(repr(n) for n in self.names),
                  TEXT: "number or list of numbers and names" if self.metavar == "LIST" else
                  "number, str or os.PathLike" if self.domain is not None else
                  "str or os.PathLike" if self.is_path() else "str"}
-        d = self.default()
-        return "%s, %s" % (kinds[self.kind], "optional" if d is None else "default %r" % (d,))
+        return "%s, optional" % kinds[self.kind]  # the default, and what leaving it out means, are the help line's
 
 
 def _word(f, x):
@@ -248,7 +233,10 @@ class Command:
         P = inspect.Parameter
         params = [P(f.name, P.POSITIONAL_OR_KEYWORD, default=None, annotation=f.annotation())
                   for f in self.positionals()]
-        params += [P(f.name, P.KEYWORD_ONLY, default=f.default(), annotation=f.annotation())
+        # A parameter left out (None, or False for a flag) takes the program's default, which the docstring
+        # states: giving that value is not always the same as leaving it out (an efficiency given by hand
+        # sets the cost terms aside; a sampling setting given needs a matrix pair), so the signature says None.
+        params += [P(f.name, P.KEYWORD_ONLY, default=False if f.kind == FLAG else None, annotation=f.annotation())
                    for f in self.fields if not f.position]
         if self.has_data:
             params.append(P("data", P.KEYWORD_ONLY, default=None, annotation="str | os.PathLike[str] | None"))

@@ -63,8 +63,12 @@ def test_public_functions_have_real_signatures():
             params = inspect.signature(obj).parameters.values()
             assert params and all(p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params), name
     sig = inspect.signature(specdec.roofline)
-    assert sig.parameters["batch"].default == "1,2,4,8,16,32,64,128,256,512,1024"
-    assert sig.parameters["context"].default == 4096 and sig.parameters["tp"].default == 1
+    # a parameter left out takes the program's default, which the docstring states; the signature says None
+    assert all(p.default is None for p in sig.parameters.values() if p.annotation != "bool")
+    assert sig.parameters["schedule"].default is False
+    assert "context : number, sequence of numbers or str, optional\n    context length S in tokens (default 4096)" \
+        in specdec.roofline.__doc__
+    assert "(default: the calibration's; without one 0.5) (--eta-flops)" in specdec.roofline.__doc__
     assert sig.parameters["export"].annotation == "Literal['vllm', 'sglang', 'trtllm'] | None"
     assert "from_" in inspect.signature(specdec.speedup).parameters  # --from: a keyword of Python
 
@@ -82,6 +86,21 @@ def test_a_typo_fails_in_python_before_the_library():
         specdec.speedup(alpha="0.8x".encode(), cost=0.1)
     with pytest.raises(specdec.InvalidInput, match=r"^--alpha: '0\.8x' is not a number"):
         specdec.speedup(alpha="0.8x", cost=0.1)
+
+
+def test_leaving_out_is_the_signatures_default():
+    """Calling with every signature default is calling with nothing: the defaults are the program's."""
+    for name, kw in (("roofline", dict(alpha=0.8, batch=1, **PAIR)),
+                     ("simulate", dict(vocab=100, alpha=0.7, tokens=3000, threads=1)),
+                     ("overlap", dict(p_file=os.path.join(ROOT, "data", "four-token-p.txt"),
+                                      q_file=os.path.join(ROOT, "data", "four-token-q.txt")))):
+        f = getattr(commands, name)
+        given = {p.name: p.default for p in inspect.signature(f).parameters.values()
+                 if p.kind == p.KEYWORD_ONLY and p.name not in kw}
+        assert as_tsv(f(**kw, **given)) == as_tsv(f(**kw)), name
+    # the control: the program's default given by hand is not the same call
+    assert as_tsv(specdec.roofline(eta_flops=0.5, alpha=0.8, batch=1, **PAIR)) != \
+        as_tsv(specdec.roofline(alpha=0.8, batch=1, **PAIR))
 
 
 def test_values_as_numbers_sequences_and_the_programs_text():

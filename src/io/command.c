@@ -336,6 +336,24 @@ const char *sd_command_args_data_dir(const sd_command_args *a)
     return *(const char *const *)((const char *)a->req + a->cmd->data_dir);
 }
 
+sd_status sd_command_check(const sd_command *cmd, const void *request, sd_error *err)
+{
+    const sd_command_field *f;
+    size_t base;
+    for (size_t i = 0; (f = sd_command_field_at(cmd, i, &base)) != NULL; i++) {
+        int v = f->type == SD_COMMAND_CHOICE || f->type == SD_COMMAND_FLAG ? *(const int *)member(request, base, f) : 0;
+        size_t count = 0;
+        while (f->type == SD_COMMAND_CHOICE && f->names()[count] != NULL)
+            count++;
+        if (f->type == SD_COMMAND_FLAG && v != 0 && v != 1)
+            return sd_status_fail(err, SD_EINVAL, "%s: a flag is 0 or 1, not %d", f->name, v);
+        if (f->type == SD_COMMAND_CHOICE && v >= 0 && (size_t)v >= count)
+            return sd_status_fail(err, SD_EINVAL, "%s: %d is not the index of a name (0 .. %zu)", f->name, v,
+                                  count - 1);
+    }
+    return SD_OK;
+}
+
 /* ---- messages, tables, grids ------------------------------------------------------------------ */
 
 /* Library parameters whose option is not simply "--" + the name with '-' for '_', where the

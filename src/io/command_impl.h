@@ -46,6 +46,11 @@ const int *sd_command_is_FLAG(const int *);
 #define SD_COMMAND_ROW(n) SD_COMMAND_ROW_WITH(n, SIZE_MAX)
 #define SD_COMMAND_ROW_DATA(n) SD_COMMAND_ROW_WITH(n, offsetof(sd_cmd_##n##_request, data_dir))
 
+/* The fields a C caller may have set out of their range before any is read: a choice's index
+ * past its names, a flag other than 0 or 1.  SD_EINVAL naming the field; the start of every
+ * command's call. */
+sd_status sd_command_check(const sd_command *cmd, const void *request, sd_error *err);
+
 /* Builds a table with these column names; SD_ENOMEM on failure. */
 sd_status sd_command_table(size_t ncols, const char *const *names, sd_table **out, sd_error *err);
 /* Ends a command: frees the n lists and, when st is not SD_OK, the table;

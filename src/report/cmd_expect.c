@@ -45,7 +45,9 @@ sd_cmd_expect_request sd_cmd_expect_defaults(void) { return (sd_cmd_expect_reque
 sd_status sd_cmd_expect_table(const sd_cmd_expect_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_expect, .req = rq };
-    return sd_command_end(&sd_cmd_expect, run_expect(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_expect, rq, err);
+    return sd_command_end(&sd_cmd_expect, st == SD_OK ? run_expect(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_expect_request

@@ -226,13 +226,16 @@ sd_cmd_fit_request sd_cmd_fit_defaults(void)
 sd_status sd_cmd_fit_table(const sd_cmd_fit_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_fit, .req = rq };
-    return sd_command_end(&sd_cmd_fit, run_fit(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_fit, rq, err);
+    return sd_command_end(&sd_cmd_fit, st == SD_OK ? run_fit(&a, out, err) : st, err);
 }
 
 sd_status sd_cmd_fit_recommend(const sd_cmd_fit_request *rq, sd_fit_recommend *out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_fit, .req = rq };
-    return sd_command_end(&sd_cmd_fit, run_recommend(&a, out, err), err);
+    sd_status st = sd_command_check(&sd_cmd_fit, rq, err);
+    return sd_command_end(&sd_cmd_fit, st == SD_OK ? run_recommend(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_fit_request

@@ -47,7 +47,9 @@ sd_cmd_markov_request sd_cmd_markov_defaults(void)
 sd_status sd_cmd_markov_table(const sd_cmd_markov_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_markov, .req = rq };
-    return sd_command_end(&sd_cmd_markov, run_markov(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_markov, rq, err);
+    return sd_command_end(&sd_cmd_markov, st == SD_OK ? run_markov(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_markov_request

@@ -165,7 +165,9 @@ sd_cmd_metrics_request sd_cmd_metrics_defaults(void) { return (sd_cmd_metrics_re
 sd_status sd_cmd_metrics_table(const sd_cmd_metrics_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_metrics, .req = rq };
-    return sd_command_end(&sd_cmd_metrics, run_metrics(&a, out, NULL, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_metrics, rq, err);
+    return sd_command_end(&sd_cmd_metrics, st == SD_OK ? run_metrics(&a, out, NULL, err) : st, err);
 }
 
 sd_status sd_cmd_metrics_text(const sd_cmd_metrics_request *rq, char **text, sd_error *err)
@@ -173,7 +175,8 @@ sd_status sd_cmd_metrics_text(const sd_cmd_metrics_request *rq, char **text, sd_
     const sd_command_args a = { .cmd = &sd_cmd_metrics, .req = rq };
     sd_table *t = NULL;
     *text = NULL;
-    return sd_command_end(&sd_cmd_metrics, run_metrics(&a, &t, text, err), err);
+    sd_status st = sd_command_check(&sd_cmd_metrics, rq, err);
+    return sd_command_end(&sd_cmd_metrics, st == SD_OK ? run_metrics(&a, &t, text, err) : st, err);
 }
 
 #define R sd_cmd_metrics_request

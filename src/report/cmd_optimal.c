@@ -47,7 +47,9 @@ sd_cmd_optimal_request sd_cmd_optimal_defaults(void) { return (sd_cmd_optimal_re
 sd_status sd_cmd_optimal_table(const sd_cmd_optimal_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_optimal, .req = rq };
-    return sd_command_end(&sd_cmd_optimal, run_optimal(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_optimal, rq, err);
+    return sd_command_end(&sd_cmd_optimal, st == SD_OK ? run_optimal(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_optimal_request

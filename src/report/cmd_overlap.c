@@ -218,7 +218,9 @@ sd_cmd_overlap_request sd_cmd_overlap_defaults(void)
 sd_status sd_cmd_overlap_table(const sd_cmd_overlap_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_overlap, .req = rq };
-    return sd_command_end(&sd_cmd_overlap, run_overlap(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_overlap, rq, err);
+    return sd_command_end(&sd_cmd_overlap, st == SD_OK ? run_overlap(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_overlap_request

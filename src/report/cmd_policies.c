@@ -81,7 +81,9 @@ sd_cmd_policies_request sd_cmd_policies_defaults(void)
 sd_status sd_cmd_policies_table(const sd_cmd_policies_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_policies, .req = rq };
-    return sd_command_end(&sd_cmd_policies, run_policies(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_policies, rq, err);
+    return sd_command_end(&sd_cmd_policies, st == SD_OK ? run_policies(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_policies_request

@@ -286,7 +286,9 @@ sd_cmd_roofline_request sd_cmd_roofline_defaults(void)
 sd_status sd_cmd_roofline_table(const sd_cmd_roofline_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_roofline, .req = rq };
-    return sd_command_end(&sd_cmd_roofline, run_roofline(&a, out, NULL, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_roofline, rq, err);
+    return sd_command_end(&sd_cmd_roofline, st == SD_OK ? run_roofline(&a, out, NULL, err) : st, err);
 }
 
 sd_status sd_cmd_roofline_text(const sd_cmd_roofline_request *rq, char **text, sd_error *err)
@@ -294,7 +296,9 @@ sd_status sd_cmd_roofline_text(const sd_cmd_roofline_request *rq, char **text, s
     const sd_command_args a = { .cmd = &sd_cmd_roofline, .req = rq };
     sd_table *t = NULL;
     *text = NULL;
-    sd_status st = run_roofline(&a, &t, text, err);
+    sd_status st = sd_command_check(&sd_cmd_roofline, rq, err);
+    if (st == SD_OK)
+        st = run_roofline(&a, &t, text, err);
     sd_table_free(t);
     if (st != SD_OK) {
         free(*text);

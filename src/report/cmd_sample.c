@@ -71,7 +71,9 @@ sd_cmd_sample_request sd_cmd_sample_defaults(void)
 sd_status sd_cmd_sample_table(const sd_cmd_sample_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_sample, .req = rq };
-    return sd_command_end(&sd_cmd_sample, run_sample(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_sample, rq, err);
+    return sd_command_end(&sd_cmd_sample, st == SD_OK ? run_sample(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_sample_request

@@ -15,7 +15,9 @@ sd_cmd_serving_request sd_cmd_serving_defaults(void)
 sd_status sd_cmd_serving_table(const sd_cmd_serving_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_serving, .req = rq };
-    return sd_command_end(&sd_cmd_serving, serving_table(&a, &rq->replicas, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_serving, rq, err);
+    return sd_command_end(&sd_cmd_serving, st == SD_OK ? serving_table(&a, &rq->replicas, out, err) : st, err);
 }
 
 #define R sd_cmd_serving_request

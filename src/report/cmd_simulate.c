@@ -233,7 +233,9 @@ sd_cmd_simulate_request sd_cmd_simulate_defaults(void)
 sd_status sd_cmd_simulate_table(const sd_cmd_simulate_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_simulate, .req = rq };
-    return sd_command_end(&sd_cmd_simulate, run_simulate(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_simulate, rq, err);
+    return sd_command_end(&sd_cmd_simulate, st == SD_OK ? run_simulate(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_simulate_request

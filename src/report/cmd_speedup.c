@@ -59,7 +59,9 @@ sd_cmd_speedup_request sd_cmd_speedup_defaults(void) { return (sd_cmd_speedup_re
 sd_status sd_cmd_speedup_table(const sd_cmd_speedup_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_speedup, .req = rq };
-    return sd_command_end(&sd_cmd_speedup, run_speedup(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_speedup, rq, err);
+    return sd_command_end(&sd_cmd_speedup, st == SD_OK ? run_speedup(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_speedup_request

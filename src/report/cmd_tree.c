@@ -166,7 +166,9 @@ sd_cmd_tree_request sd_cmd_tree_defaults(void)
 sd_status sd_cmd_tree_table(const sd_cmd_tree_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_tree, .req = rq };
-    return sd_command_end(&sd_cmd_tree, run_tree(&a, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_tree, rq, err);
+    return sd_command_end(&sd_cmd_tree, st == SD_OK ? run_tree(&a, out, err) : st, err);
 }
 
 #define R sd_cmd_tree_request

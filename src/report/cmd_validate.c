@@ -68,7 +68,9 @@ sd_cmd_validate_request sd_cmd_validate_defaults(void)
 sd_status sd_cmd_validate_table(const sd_cmd_validate_request *rq, sd_table **out, sd_error *err)
 {
     const sd_command_args a = { .cmd = &sd_cmd_validate, .req = rq };
-    return sd_command_end(&sd_cmd_validate, run_validate(&a, rq, out, err), err);
+    *out = NULL;
+    sd_status st = sd_command_check(&sd_cmd_validate, rq, err);
+    return sd_command_end(&sd_cmd_validate, st == SD_OK ? run_validate(&a, rq, out, err) : st, err);
 }
 
 #define R sd_cmd_validate_request

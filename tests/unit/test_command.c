@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "specdec/cmd_expect.h"
+#include "specdec/cmd_fit.h"
 #include "specdec/cmd_optimal.h"
 #include "specdec/cmd_roofline.h"
 #include "specdec/cmd_sample.h"
@@ -220,6 +221,21 @@ START_TEST(a_choice_is_checked)
     sd_error err;
     ck_assert_int_eq(sd_cmd_roofline_table(&rq, &t, &err), SD_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "--granularity: 7 is not the index of a name"));
+    /* every command checks its choices and flags before it reads any: far past the names, and a flag of 2 */
+    sd_cmd_fit_request fr = sd_cmd_fit_defaults();
+    fr.file = "/no/such/counters.log";
+    fr.input_format = 100000000;
+    ck_assert_int_eq(sd_cmd_fit_table(&fr, &t, &err), SD_EINVAL);
+    ck_assert_ptr_null(t);
+    ck_assert_str_eq(err.msg, "--input-format: 100000000 is not the index of a name (0 .. 15)");
+    sd_fit_recommend rec;
+    ck_assert_int_eq(sd_cmd_fit_recommend(&fr, &rec, &err), SD_EINVAL);
+    rq.cost.granularity = -1;
+    rq.schedule = 2;
+    char *text = NULL;
+    ck_assert_int_eq(sd_cmd_roofline_text(&rq, &text, &err), SD_EINVAL);
+    ck_assert_ptr_null(text);
+    ck_assert_str_eq(err.msg, "--schedule: a flag is 0 or 1, not 2");
 }
 END_TEST
 
