@@ -192,4 +192,10 @@ SD_API sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calib
                                    double batch, double context, size_t ndraws, double q, unsigned long seed,
                                    sd_calibrate_band_out *out, sd_error *err);
 
+/* The q and 1 - q quantiles of v[0 .. n-1] (sorted in place) into *lo and
+ * *hi: how every band over a fit's draws is taken (sd_calibrate_band's, a
+ * token tree's speed-up under the cost model).  n >= 1, q in (0, 0.5)
+ * (not checked).  Never fails. */
+SD_API void sd_calibrate_band_quantiles(double *v, size_t n, double q, double *lo, double *hi);
+
 #endif

@@ -6,6 +6,7 @@
 #include "calibrate_impl.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include <gsl/gsl_errno.h>
@@ -16,6 +17,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <gsl/gsl_vector.h>
+
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The Cholesky factor of c's covariance over its fitted terms into L (p x
  * p, lower), their indices into fi; *p = 0 when nothing was fitted. */
@@ -34,9 +37,14 @@ static int factor(const sd_calibration *c, gsl_matrix **L, int *fi, size_t *p)
     for (size_t a = 0; a < k; a++)
         for (size_t b = 0; b < k; b++)
             gsl_matrix_set(*L, a, b, c->cov[fi[a]][fi[b]]);
+    /* A covariance that is not positive definite makes GSL call its error handler, which aborts by
+     * default: off for the call, and the switch and restore under one lock, so that threads running
+     * bands at once cannot interleave them and leave the caller's handler changed. */
+    pthread_mutex_lock(&handler_lock);
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     int status = gsl_linalg_cholesky_decomp1(*L);
     gsl_set_error_handler(old);
+    pthread_mutex_unlock(&handler_lock);
     return status;
 }
 
@@ -126,16 +134,20 @@ sd_status sd_calibrate_band(const sd_roofline_request *rq, const sd_calibration 
         v[2 * ndraws + k] = pt.gamma_opt;
     }
     if (st == SD_OK) {
-        for (int j = 0; j < 3; j++)
-            gsl_sort(v + (size_t)j * ndraws, 1, ndraws);
-        *out = (sd_calibrate_band_out){
-            .improvement_lo = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, q),
-            .improvement_hi = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, 1.0 - q),
-            .tokens_per_second_lo = gsl_stats_quantile_from_sorted_data(v + ndraws, 1, ndraws, q),
-            .tokens_per_second_hi = gsl_stats_quantile_from_sorted_data(v + ndraws, 1, ndraws, 1.0 - q),
-            .gamma_lo = v[2 * ndraws], .gamma_hi = v[3 * ndraws - 1] };
+        sd_calibrate_band_quantiles(v, ndraws, q, &out->improvement_lo, &out->improvement_hi);
+        sd_calibrate_band_quantiles(v + ndraws, ndraws, q, &out->tokens_per_second_lo, &out->tokens_per_second_hi);
+        gsl_sort(v + 2 * ndraws, 1, ndraws);
+        out->gamma_lo = v[2 * ndraws];
+        out->gamma_hi = v[3 * ndraws - 1];
     }
     free(r);
     free(v);
     return st;
+}
+
+void sd_calibrate_band_quantiles(double *v, size_t n, double q, double *lo, double *hi)
+{
+    gsl_sort(v, 1, n);
+    *lo = gsl_stats_quantile_from_sorted_data(v, 1, n, q);
+    *hi = gsl_stats_quantile_from_sorted_data(v, 1, n, 1.0 - q);
 }

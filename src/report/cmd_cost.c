@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
-
 static const sd_domain ETA_F = { "--eta-flops", 1e-3, 1, 0 };
 static const sd_domain ETA_BW = { "--eta-bw", 1e-3, 1, 0 };
 static const sd_domain OVERHEAD = { "--overhead", 0, 1, 0 };
@@ -242,9 +239,7 @@ sd_status sd_cmd_cost_band(const sd_roofline_request *draws, size_t ndraws, doub
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
     for (size_t k = 0; k < ndraws; k++)
         v[k] = f(&draws[k], arg);
-    gsl_sort(v, 1, ndraws); /* the quantiles as sd_calibrate_band takes them */
-    *lo = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, q);
-    *hi = gsl_stats_quantile_from_sorted_data(v, 1, ndraws, 1.0 - q);
+    sd_calibrate_band_quantiles(v, ndraws, q, lo, hi); /* every band's quantiles, sd_calibrate_band's too */
     free(v);
     return SD_OK;
 }
