@@ -57,6 +57,10 @@ class Field:
         """A file's or folder's path (its metavar says FILE or DIR)."""
         return self.metavar is not None and ("FILE" in self.metavar or "DIR" in self.metavar)
 
+    def takes_content(self):
+        """A positional file, which also takes the file's content (bytes, or a str holding a newline)."""
+        return bool(self.position) and self.metavar is not None and "FILE" in self.metavar
+
     @property
     def whole(self):
         return self.domain is not None and self.domain.contents.whole
@@ -76,6 +80,8 @@ class Field:
             return "int | Sequence[int | str] | str | None"
         if self.domain is not None:  # a number or a file's path (N|FILE)
             return "%s | str | os.PathLike[str] | None" % num
+        if self.takes_content():
+            return "str | bytes | os.PathLike[str] | None"
         return "str | os.PathLike[str] | None" if self.is_path() else "str | None"
 
     def doc_type(self):
@@ -85,6 +91,7 @@ class Field:
                  CHOICE: "{%s}" % ", ".join(repr(n) for n in self.names),
                  TEXT: "number or list of numbers and names" if self.metavar == "LIST" else
                  "number, str or os.PathLike" if self.domain is not None else
+                 "str, bytes or os.PathLike (a path, or the content)" if self.takes_content() else
                  "str or os.PathLike" if self.is_path() else "str"}
         return "%s, optional" % kinds[self.kind]  # the default, and what leaving it out means, are the help line's
 
@@ -158,7 +165,7 @@ class _Request:
                 raise _lib.BadType("%s: a flag takes True or False, not %s" % (f.option, type(value).__name__))
             ctypes.c_int.from_buffer(self.buf, f.offset).value = int(bool(value))
         elif f.kind == TEXT:
-            if f.position and f.metavar and "FILE" in f.metavar and self._is_content(value):
+            if f.takes_content() and self._is_content(value):
                 value = self._temporary(value)
             self.set_text(f.offset, _words(f, value))
         elif f.kind == CHOICE:
@@ -343,14 +350,22 @@ def run(commands, command, argv, data, options):
             if f.kind == FLAG and eq:
                 raise _lib.InvalidInput("%s takes no value" % opt)
             if f.kind != FLAG and not eq:
-                if i + 1 >= len(argv):
+                following = argv[i + 1] if i + 1 < len(argv) else None
+                if following is None or (isinstance(following, str) and following.startswith("--")):
                     raise _lib.InvalidInput("%s needs a value" % opt)
                 i += 1
-                value = argv[i]
+                value = following
+            if f.name in kw:
+                raise _lib.InvalidInput("%s given twice; give several values as one list, e.g. %s 1,2,3" % (opt, opt))
             kw[f.name] = True if f.kind == FLAG else value
         else:
+            if len(pos) >= len(cmd.positionals()):
+                raise _lib.InvalidInput("%s: unexpected argument '%s'; see 'specdec %s --help'" % (command, a, command))
             pos.append(a)
         i += 1
+    for name in options:  # a keyword for what the words already gave is given twice, as on the command line
+        if name in kw or any(f.name == name for f in cmd.positionals()[:len(pos)]):
+            raise _lib.InvalidInput("%s given twice (in argv and as a keyword)" % name)
     kw.update(options)
     if data is not None and cmd.has_data:
         kw["data"] = data

@@ -131,6 +131,26 @@ def test_run_takes_the_programs_words():
         specdec.run("frob")
 
 
+@pytest.mark.parametrize("words", [["--alpha", "0.5", "--alpha", "0.6"], ["--alpha", "--batch", "4"],
+                                   ["extra"], ["--schedule", "--schedule"]])
+def test_run_refuses_what_the_program_refuses(words):
+    """The program's own message for each misuse; the control: the words around the misuse run in both."""
+    base = ["--target", "llama-3.1-8b", "--draft", "llama-3.2-1b", "--hardware", "h100-sxm"]
+    r = subprocess.run([PROGRAM, "roofline", *base, *words], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    with pytest.raises(specdec.InvalidInput) as e:
+        specdec.run("roofline", *base, *words)
+    assert "specdec: " + str(e.value) == r.stderr.strip()
+    assert as_tsv(specdec.run("roofline", *base, "--alpha", "0.8")) == program_tsv("roofline", *base, "--alpha", "0.8")
+
+
+def test_run_refuses_a_keyword_for_a_word_given():
+    with pytest.raises(specdec.InvalidInput, match=r"^alpha given twice"):
+        specdec.run("roofline", "--target", "llama-3.1-8b", "--alpha", "0.5", alpha=0.6)
+    with pytest.raises(specdec.InvalidInput, match=r"^file given twice"):
+        specdec.run("fit", "counters.prom", file="other.prom")
+
+
 def test_errors_by_kind():
     assert issubclass(specdec.InvalidInput, ValueError) and issubclass(specdec.OutOfMemory, MemoryError)
     assert issubclass(specdec.FileError, OSError) and issubclass(specdec.BadType, TypeError)
