@@ -74,7 +74,7 @@ static int field_index(const cli_args *a, const char *name, size_t len)
 {
     const sd_command_field *f;
     char *where;
-    for (int k = 0; (f = field_at(a, k, &where)) != NULL; k++)
+    for (int k = 0; k < CLI_MAX_OPTIONS && (f = field_at(a, k, &where)) != NULL; k++)
         if (f->position == 0 && strlen(f->name) == len && strncmp(f->name, name, len) == 0)
             return k;
     return -1;
@@ -168,6 +168,10 @@ sd_status cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a, 
     if ((a->req = calloc(1, cmd->cmd->size)) == NULL)
         return sd_status_fail(err, SD_ENOMEM, "out of memory");
     cmd->cmd->defaults(a->req);
+    char *where;
+    if (field_at(a, CLI_MAX_OPTIONS, &where) != NULL) /* given[] and lists[] hold CLI_MAX_OPTIONS fields */
+        return sd_status_fail(err, SD_EFAIL, "%s: more than %d options; raise CLI_MAX_OPTIONS (cli.h)", cmd->name,
+                              CLI_MAX_OPTIONS);
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {

@@ -2,9 +2,9 @@
  *
  * Every command is a row of the command table (commands.c), one command a
  * file (cmd_NAME.c): the row names its command's description (command.h:
- * the library's sd_cmd_NAME, or for plot and merge the program's own), and
- * the program's part: the usage line, positional arguments, more help, and
- * hooks that set what only the program has (shards, a progress line on a
+ * the library's sd_cmd_NAME, with its usage line and positionals, or for
+ * plot and merge the program's own), and the program's part: the count of
+ * positional arguments, more help, and hooks that set what only the program has (shards, a progress line on a
  * terminal) into the request.  The parser (args.c) fills the request
  * through the command's rows, the command runs, and main renders its table
  * in the chosen --format.  So the flow is always command line -> request ->
@@ -29,7 +29,6 @@ typedef struct cli_command cli_command;
 struct cli_command {
     const char *name;       /* "speedup" */
     const sd_command *cmd;  /* its fields, request and call: the library's, or the program's own (plot, merge) */
-    const char *synopsis;   /* usage line after "specdec " */
     int min_pos, max_pos;   /* positional arguments */
     int own_format;          /* 1: --format is the command's own option (plot: png|svg); its table prints as text */
     void (*more_help)(void); /* prints more of `--help` after the options; may be NULL */

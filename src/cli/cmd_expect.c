@@ -4,4 +4,4 @@
 const cli_command cmd_expect = {
     .name = "expect",
     .cmd = &sd_cmd_expect,
-    };
+};

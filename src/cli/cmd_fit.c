@@ -4,6 +4,6 @@
 const cli_command cmd_fit = {
     .name = "fit",
     .cmd = &sd_cmd_fit,
-        .min_pos = 1,
+    .min_pos = 1,
     .max_pos = 1,
 };

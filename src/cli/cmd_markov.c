@@ -4,4 +4,4 @@
 const cli_command cmd_markov = {
     .name = "markov",
     .cmd = &sd_cmd_markov,
-    };
+};

@@ -4,4 +4,4 @@
 const cli_command cmd_metrics = {
     .name = "metrics",
     .cmd = &sd_cmd_metrics,
-    };
+};

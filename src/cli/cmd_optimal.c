@@ -4,4 +4,4 @@
 const cli_command cmd_optimal = {
     .name = "optimal",
     .cmd = &sd_cmd_optimal,
-    };
+};

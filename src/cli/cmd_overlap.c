@@ -4,5 +4,5 @@
 const cli_command cmd_overlap = {
     .name = "overlap",
     .cmd = &sd_cmd_overlap,
-        .max_pos = 2,
+    .max_pos = 2,
 };

@@ -48,11 +48,13 @@ static sd_status add_file(sd_table *t, const char *figure, const char *dir, cons
     return sd_table_add(t, row, err);
 }
 
-static sd_status one_figure(const sd_command_args *a, const sd_figure_kind *k, const char *dir, cli_image fmt, sd_table *t,
-                            sd_error *err)
+static sd_status one_figure(const sd_command_args *a, const sd_figure_kind *k, const char *dir, cli_image fmt,
+                            sd_table *t, sd_error *err)
 {
-    sd_figure_input in = { .threads = 1, .data_dir = sd_command_args_data_dir(a), .input = sd_command_args_value(a, "--input"),
-                           .p_npy = sd_command_args_value(a, "--p-npy"), .q_npy = sd_command_args_value(a, "--q-npy") };
+    sd_figure_input in = { .threads = 1, .data_dir = sd_command_args_data_dir(a),
+                           .input = sd_command_args_value(a, "--input"),
+                           .p_npy = sd_command_args_value(a, "--p-npy"),
+                           .q_npy = sd_command_args_value(a, "--q-npy") };
     if (!k->needs_input && sd_command_args_given(a, "--input"))
         return sd_status_fail(err, SD_EINVAL, "--input: the figure %s does not take it", k->name);
     static const char *const npy_options[] = { "--p-npy", "--q-npy", "--npy-input", NULL };
@@ -73,7 +75,8 @@ static sd_status one_figure(const sd_command_args *a, const sd_figure_kind *k, c
         (st = input_list(a, k, &COST, k->cost, &in.cost, err)) == SD_OK &&
         (st = input_list(a, k, &PLOT_GAMMA, k->gamma, &in.gamma, err)) == SD_OK &&
         (st = input_list(a, k, &MU, k->mu, &in.mu, err)) == SD_OK &&
-        (st = sd_command_args_number(a, &TOKENS, &tokens, err)) == SD_OK && (st = sd_command_args_number(a, &SEED, &seed, err)) == SD_OK &&
+        (st = sd_command_args_number(a, &TOKENS, &tokens, err)) == SD_OK &&
+        (st = sd_command_args_number(a, &SEED, &seed, err)) == SD_OK &&
         (st = sd_command_args_number(a, &THREADS, &threads, err)) == SD_OK) {
         in.tokens = (uint64_t)tokens;
         in.seed = (uint64_t)seed;
@@ -117,7 +120,8 @@ static sd_status run_plot(const sd_command_args *a, sd_table **out, sd_error *er
     int fmt;
     sd_table *t = NULL;
     sd_status st;
-    if ((st = sd_command_args_choice(a, "--format", NULL, &fmt, err)) != SD_OK || (st = table(2, cols, &t, err)) != SD_OK)
+    if ((st = sd_command_args_choice(a, "--format", NULL, &fmt, err)) != SD_OK ||
+        (st = table(2, cols, &t, err)) != SD_OK)
         return finish(st, NULL, 0, t, out);
     if (strcmp(name, "all") == 0) {
         static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", "--p-npy", "--q-npy",

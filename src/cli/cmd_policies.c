@@ -10,6 +10,6 @@ static void hooks(void *request, const cli_args *a)
 const cli_command cmd_policies = {
     .name = "policies",
     .cmd = &sd_cmd_policies,
-        .scales = 1,
+    .scales = 1,
     .hooks = hooks,
 };

@@ -4,4 +4,4 @@
 const cli_command cmd_roofline = {
     .name = "roofline",
     .cmd = &sd_cmd_roofline,
-    };
+};

@@ -10,7 +10,7 @@ static void hooks(void *request, const cli_args *a)
 const cli_command cmd_sample = {
     .name = "sample",
     .cmd = &sd_cmd_sample,
-        .min_pos = 2,
+    .min_pos = 2,
     .max_pos = 2,
     .scales = 1,
     .hooks = hooks,

@@ -18,6 +18,6 @@ static void hooks(void *request, const cli_args *a)
 const cli_command cmd_serving = {
     .name = "serving",
     .cmd = &sd_cmd_serving,
-        .scales = 1,
+    .scales = 1,
     .hooks = hooks,
 };

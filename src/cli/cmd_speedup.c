@@ -4,4 +4,4 @@
 const cli_command cmd_speedup = {
     .name = "speedup",
     .cmd = &sd_cmd_speedup,
-    };
+};

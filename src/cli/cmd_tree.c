@@ -4,4 +4,4 @@
 const cli_command cmd_tree = {
     .name = "tree",
     .cmd = &sd_cmd_tree,
-    };
+};

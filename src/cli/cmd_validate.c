@@ -31,7 +31,7 @@ static void validate_hooks(void *request, const cli_args *a)
 const cli_command cmd_validate = {
     .name = "validate",
     .cmd = &sd_cmd_validate,
-        .more_help = list_checks,
+    .more_help = list_checks,
     .scales = 1,
     .hooks = validate_hooks,
 };

@@ -27,7 +27,7 @@ void cli_help_usage(const cli_command *const *table)
 static void options(const sd_command *cmd, const sd_command_field *f, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char lhs[64], help[512];
+        char lhs[64], help[1024];
         if (f[i].position > 0)
             continue;
         snprintf(lhs, sizeof lhs, "%s %s", f[i].name, f[i].metavar ? f[i].metavar : "");

@@ -68,7 +68,8 @@ int sd_calibrate_apply_request(const sd_calibration *fits, size_t n, sd_roofline
         return 0;
     sd_cost_params keep = rq->draft_params; /* a draft not measured: the target's terms */
     rq->draft_params = rq->params;
-    rq->draft_params.tp = keep.tp, rq->draft_params.graphs = keep.graphs;
+    rq->draft_params.tp = keep.tp;
+    rq->draft_params.graphs = keep.graphs;
     rq->draft_params.granularity = keep.granularity;
     *cd = *c;
     return 1;

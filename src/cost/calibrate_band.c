@@ -103,7 +103,8 @@ sd_status sd_calibrate_draws(const sd_roofline_request *rq, const sd_calibration
                 int graphs = r->draft_params.graphs;
                 for (int i = 0; i < SD_CAL_NTERMS; i++)
                     *sd_calibrate_term(&r->draft_params, i) = sd_calibrate_term_of(&r->params, i);
-                r->draft_params.tp = tp, r->draft_params.graphs = graphs;
+                r->draft_params.tp = tp;
+                r->draft_params.graphs = graphs;
             } else if (st == SD_OK && !draw(cd, Ld, fid, pd, rng, &m2.vector, &x2.vector, &r->draft_params))
                 st = SD_EINVAL;
             if (st != SD_OK)

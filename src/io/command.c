@@ -165,7 +165,7 @@ static const char *range_text(const sd_command_field *f, char *buf, size_t size)
 
 const char *sd_command_help_text(const sd_command *cmd, const sd_command_field *f, char *out, size_t size)
 {
-    char names[256], dflt[64], range[96], max[32];
+    char names[1024], dflt[64], range[96], max[32];
     const char *d = sd_command_default_text(cmd, f, dflt, sizeof dflt);
     join(f->names != NULL ? f->names() : NULL, names, sizeof names);
     const char *const subst[][2] = {

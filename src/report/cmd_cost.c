@@ -69,7 +69,9 @@ static sd_status calibrated(const sd_command_args *a, const sd_calibration *fits
         *used = NULL; /* terms set by hand, over the uncalibrated defaults: no fit's uncertainty applies */
         sd_cost_params keep = *cp;
         *cp = sd_cost_defaults();
-        cp->tp = keep.tp, cp->granularity = keep.granularity, cp->graphs = keep.graphs;
+        cp->tp = keep.tp;
+        cp->granularity = keep.granularity;
+        cp->graphs = keep.graphs;
         if ((st = sd_cmd_cost_params(a, 1, cp, err)) != SD_OK)
             return st;
         if (sd_command_args_given(a, "--launch") && (st = sd_command_args_number(a, &SD_CMD_LAUNCH, &cp->launch, err)) == SD_OK)
