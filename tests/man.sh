@@ -29,6 +29,10 @@
 #     ("the numbers are logits or probs").  Then (d) plants drift in a copy of
 #     the completion -- each value list loses its first name and gains
 #     no-such-name -- and fails unless the check catches both.
+# (e) the man page's value lists against --help's: every name that (d) finds on
+#     an option's help line appears in that option's .TP paragraph of the
+#     command's subsection; then a name no option takes, planted in one list,
+#     must be reported.
 # Prints one summary line; exits 0 if every check passes, 1 otherwise, 2 on
 # wrong usage.  Paths are taken as given: nothing depends on the current folder.
 #
@@ -429,6 +433,45 @@ if command -v bash >/dev/null 2>&1 && bash -n "$comp" 2>/dev/null; then
         fail "$problem"
     done <"$tmp/control.out"
     nlists=$(wc -l <"$tmp/choices" | tr -d ' ')
+fi
+
+# ------------------------------------------------------- (e) the page's value lists
+# paragraph OPTION: of the page text on stdin, the first .TP paragraph (tag and text) whose
+# tag is OPTION alone with its metavar (not a list of options, not one with another's value);
+# nothing when there is none.
+paragraph() {
+    awk -v opt="$1" '
+        /^\.(TP|SS|SH)([ \t]|$)/ { if (on) exit; tag = /^\.TP/; next }
+        tag { tag = 0; t = $0; sub(/^\.B[IR]?[ \t]+/, "", t); gsub(/"/, "", t)
+              first = t; sub(/[ \t].*/, "", first); rest = substr(t, length(first) + 1)
+              if (first == opt && rest !~ /,|--/) on = 1 }
+        on { print }
+    '
+}
+
+# page_values CHOICES: for each "COMMAND OPTION NAME..." of CHOICES, the names that the
+# option's .TP paragraph does not give, one problem a line: the paragraph in the command's
+# subsection, or where it has none (options shared with another command, listed together),
+# the page's first paragraph of that option.
+page_values() {
+    while read -r cmd opt names; do
+        section "$cmd" | paragraph "$opt" >"$tmp/paragraph"
+        [ -s "$tmp/paragraph" ] || paragraph "$opt" <"$tmp/page" >"$tmp/paragraph"
+        for name in $names; do
+            mentions "$name" "$tmp/paragraph" ||
+                echo "$page: specdec $cmd $opt: the page does not name $name (--help lists it)"
+        done
+    done <"$1"
+}
+
+if [ -s "$tmp/choices" ]; then
+    page_values "$tmp/choices" >"$tmp/pagevalues.out"
+    while read -r problem; do
+        fail "$problem"
+    done <"$tmp/pagevalues.out"
+    head -n 1 "$tmp/choices" | sed 's/$/ no-such-name/' >"$tmp/planted.choices"
+    page_values "$tmp/planted.choices" | grep -q "does not name no-such-name" ||
+        fail "control: a value list naming no-such-name was not caught against the page"
 fi
 
 if [ "$failures" -ne 0 ]; then
