@@ -95,21 +95,14 @@ static sd_status one_figure(const sd_command_args *a, const sd_figure_kind *k, c
 }
 
 /* Ends the call: the table, or NULL and st. */
-static sd_status finish(sd_status st, sd_list *lists, size_t n, sd_table *t, sd_table **out)
+static sd_status finish(sd_status st, sd_table *t, sd_table **out)
 {
-    (void)lists, (void)n;
     if (st != SD_OK) {
         sd_table_free(t);
         t = NULL;
     }
     *out = t;
     return st;
-}
-
-static sd_status table(size_t ncols, const char *const *names, sd_table **out, sd_error *err)
-{
-    *out = sd_table_alloc(ncols, names);
-    return *out ? SD_OK : sd_status_fail(err, SD_ENOMEM, "out of memory");
 }
 
 static sd_status run_plot(const sd_command_args *a, sd_table **out, sd_error *err)
@@ -120,16 +113,17 @@ static sd_status run_plot(const sd_command_args *a, sd_table **out, sd_error *er
     int fmt;
     sd_table *t = NULL;
     sd_status st;
-    if ((st = sd_command_args_choice(a, "--format", NULL, &fmt, err)) != SD_OK ||
-        (st = table(2, cols, &t, err)) != SD_OK)
-        return finish(st, NULL, 0, t, out);
+    if ((st = sd_command_args_choice(a, "--format", NULL, &fmt, err)) != SD_OK)
+        return st;
+    if ((t = sd_table_alloc(2, cols)) == NULL)
+        return sd_status_fail(err, SD_ENOMEM, "out of memory");
     if (strcmp(name, "all") == 0) {
         static const char *const inputs[] = { "--alpha", "--cost", "--gamma", "--mu", "--input", "--p-npy", "--q-npy",
                                               "--npy-input", NULL };
         for (int i = 0; inputs[i] != NULL; i++)
             if (sd_command_args_given(a, inputs[i]))
                 return finish(sd_status_fail(err, SD_EINVAL, "%s: 'plot all' draws every figure with its defaults; "
-                                                 "name one figure to change its inputs", inputs[i]), NULL, 0, t, out);
+                                                 "name one figure to change its inputs", inputs[i]), t, out);
         const sd_figure_kind *k;
         for (size_t i = 0; (k = sd_figure_at(i)) != NULL && st == SD_OK; i++)
             if (!k->needs_input) /* figures of a user's file are drawn by name */
@@ -140,7 +134,7 @@ static sd_status run_plot(const sd_command_args *a, sd_table **out, sd_error *er
                : sd_status_fail(err, SD_EINVAL, "plot: unknown figure '%s'; expected all or one of %s", name,
                                 sd_figure_names());
     }
-    return finish(st, NULL, 0, t, out);
+    return finish(st, t, out);
 }
 
 static void list_figures(void)
