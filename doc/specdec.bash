@@ -22,7 +22,7 @@ _specdec_figures="improvement-vs-gamma improvement-vs-gamma-alpha expected-token
 _specdec_sampling_options="--temperature --top-k --top-p --min-p --draft-temperature --draft-top-k --draft-top-p --draft-min-p"
 
 # The cost options of every command the roofline presets cost (tree, fit, roofline, serving).
-_specdec_cost_options="--granularity --tp --draft-kv-window --graphs --eta-flops --eta-bw --overhead --launch --calibration"
+_specdec_cost_options="--granularity --tp --draft-kv-window --graphs --eta-flops --eta-bw --overhead --launch --calibration --engine --engine-profiles"
 
 # Options that take no value; every other option takes one.
 _specdec_flags="--help --quick --schedule --breakdown --list-models --list-hardware --per-row"
@@ -227,7 +227,7 @@ _specdec()
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
     --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --export-profile | --input | \
-        --alpha-by-context | --calibrate | --save-calibration | --calibration | --sweep | --p-npy | --q-npy | --corpus)
+        --alpha-by-context | --calibrate | --save-calibration | --calibration | --engine-profiles | --sweep | --p-npy | --q-npy | --corpus)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)

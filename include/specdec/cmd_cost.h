@@ -1,9 +1,10 @@
 /* cmd_cost.h -- the cost model's options, as every command costed by the
  * roofline presets (cmd_roofline.h, cmd_tree.h, cmd_fit.h, cmd_serving.h)
  * takes them in its request: the granularity, tensor parallelism, the
- * draft's KV window, CUDA graphs, and the cost terms from a calibration
+ * draft's KV window, CUDA graphs, the cost terms from a calibration
  * (calibrate.h; the shipped cost-defaults.tsv unless another is named) or
- * by hand (cost.h).  Fields as command.h reads them.
+ * by hand (cost.h), and the engine whose speculation loop's own time
+ * applies (loop.h; the shipped engine-profiles.tsv unless another is named).  Fields as command.h reads them.
  */
 #ifndef SPECDEC_CMD_COST_H
 #define SPECDEC_CMD_COST_H
@@ -20,6 +21,8 @@ typedef struct {
     double overhead;        /* --overhead SEC: time per pass t0, in [0, 1]; default the calibration's */
     double launch;          /* --launch SEC: time per kernel, in [0, 1]; default the calibration's */
     const char *calibration; /* --calibration FILE: the fits to use instead of the shipped ones */
+    const char *engine;      /* --engine NAME: the engine profile whose loop time applies (loop.h); default none */
+    const char *engine_profiles; /* --engine-profiles FILE: the profiles instead of the shipped engine-profiles.tsv */
 } sd_cmd_cost_options;
 
 /* Nothing given. */

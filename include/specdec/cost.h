@@ -64,13 +64,16 @@
  *   improvement(gamma) = E(N) / (gamma c_effective + verify_cost_ratio)
  *
  * At small B (memory-bound, t0 small) verify_cost_ratio -> 1 and this is
- * eq. (10) with c = c_effective.
+ * eq. (10) with c = c_effective.  An engine profile (loop.h) adds the
+ * loop's own time to both: c_effective = (t_draft + tau_d + B tau_ds) / T_0
+ * and verify_cost_ratio = (T_g - gamma (t_draft + tau_d + B tau_ds)) / T_0.
  */
 #ifndef SPECDEC_COST_H
 #define SPECDEC_COST_H
 
 #include <stddef.h>
 
+#include "specdec/loop.h"
 #include "specdec/presets.h"
 #include "specdec/status.h"
 #include "specdec/tree.h"
@@ -169,6 +172,7 @@ typedef struct {
     sd_cost_params draft_params; /* the draft's (the same tp) */
     double draft_window;         /* the draft reads at most this many cached tokens; 0: all */
     double verify_tokens;        /* tokens verified per sequence per pass; 0: gamma + 1 */
+    sd_loop_params loop;         /* the speculation loop's own time (loop.h); sd_loop_none(): the roofline alone */
     double alpha;
     const double *acc;
     size_t nacc;
@@ -178,8 +182,8 @@ typedef struct {
     size_t ngammas;
 } sd_roofline_request;
 
-/* A request with the default cost parameters for both models and nothing
- * else set.  Never fails. */
+/* A request with the default cost parameters for both models, no loop
+ * time (sd_loop_none) and nothing else set.  Never fails. */
 SD_API sd_roofline_request sd_cost_roofline_defaults(void);
 
 /* The acceptance rate the request gives at context S (alpha, or the
@@ -214,6 +218,35 @@ typedef struct {
     int fits;                         /* weights and KV caches (both models, gamma_max) fit */
 } sd_roofline_point;
 
+/* One speculative iteration at draft length gamma (whole, >= 1) with en =
+ * E(N) tokens, by part (loop.h's T_g; the parts add up to total in this
+ * order), and the plain step T_0 it is held against. */
+typedef struct {
+    double plain;          /* T_0 = t_T(B, 1, S) + B h */
+    double draft;          /* gamma t_D(B, 1, S_d) */
+    double draft_loop;     /* gamma (tau_d + B tau_ds) */
+    double catch_up;       /* kappa [t_D(B, E(N), S_d) - t_D(B, 1, S_d)] */
+    double verify;         /* t_T(B, T_v, S) */
+    double verify_premium; /* p t_T(B, T_v, S) */
+    double iteration;      /* tau_i + B T_v tau_it */
+    double host;           /* B h */
+    double total;          /* T_g */
+} sd_cost_iteration;
+
+SD_API void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double context, double gamma,
+                                   double en, sd_cost_iteration *out);
+
+/* eq. (10)'s two terms at one (batch, context, gamma) with en = E(N)
+ * tokens an iteration: c_effective and verify_cost_ratio as
+ * sd_cost_roofline takes them (loop.h).  en only prices the catch-up pass
+ * (1: none). */
+SD_API void sd_cost_iteration_ratios(const sd_roofline_request *rq, double batch, double context, double gamma,
+                                     double en, double *c_effective, double *verify_cost_ratio);
+
+/* T_0: the plain decoding step a speed-up is held against, t_T(B, 1, S) +
+ * B h (loop.h). */
+SD_API double sd_cost_plain_time(const sd_roofline_request *rq, double batch, double context);
+
 /* Evaluates improvement(gamma) = E(N) / (gamma c_eff + verify_cost_ratio)
  * at one (batch, context) for each requested gamma and keeps the best in
  * *out, every field of which it writes.  A gamma above nacc gets the E(N)
@@ -242,9 +275,11 @@ SD_API size_t sd_cost_schedule(const sd_roofline_request *rq, const double *batc
  * pass a level d = 1 .. depth over the nodes of level d - 1 that have children (the root,
  * one token, for d = 1) at the draft's context (at most draft_window), then one target
  * pass verifying t's nodes + 1 tokens a sequence (tree attention costed as a pass over
- * that many new tokens).  *draft_seconds, when not NULL, gets the draft passes' part.
- * rq's gammas, alpha and acc are not read. */
+ * that many new tokens).  The loop's terms (loop.h) apply as to a chain of depth draft
+ * steps verifying that many tokens, the catch-up pass over en tokens (the tree's E(N)).
+ * *draft_seconds, when not NULL, gets the draft steps' part.  rq's gammas, alpha and acc
+ * are not read. */
 SD_API double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double batch, double context,
-                                double *draft_seconds);
+                                double en, double *draft_seconds);
 
 #endif

@@ -24,7 +24,8 @@ sd_cost_params sd_cost_defaults(void)
 
 sd_roofline_request sd_cost_roofline_defaults(void)
 {
-    return (sd_roofline_request){ .params = sd_cost_defaults(), .draft_params = sd_cost_defaults(), .alpha = NAN };
+    return (sd_roofline_request){ .params = sd_cost_defaults(), .draft_params = sd_cost_defaults(), .alpha = NAN,
+                                  .loop = sd_loop_none() };
 }
 
 double sd_cost_kv_per_token(const sd_model_spec *m)
@@ -259,31 +260,89 @@ static double expected_tokens(const sd_roofline_request *rq, double alpha, doubl
     return sd_theory_expected_tokens(alpha, g);
 }
 
+/* The verify pass's tokens at draft length g. */
+static double verify_tokens(const sd_roofline_request *rq, double g)
+{
+    return rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
+}
+
+/* T_g less its draft steps (loop.h): the verify pass with its premium, the iteration's own time,
+ * the host's and the catch-up pass, at draft length g with en tokens an iteration; td is t_D(B, 1,
+ * S_d).  Every loop term 0: exactly t_T(B, T_v, S). */
+static double verify_part(const sd_roofline_request *rq, double batch, double context, double g, double en,
+                          double td, int *compute_bound)
+{
+    const sd_loop_params *lp = &rq->loop;
+    double tv = verify_tokens(rq, g);
+    double t = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, tv, context, compute_bound);
+    double catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en,
+                                                       draft_context(rq, context), NULL) - td
+                                   : 0.0;
+    return t * (1.0 + lp->verify_premium) + lp->iteration + batch * tv * lp->iteration_token +
+           batch * lp->host_seq + catch_up;
+}
+
+void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double context, double gamma, double en,
+                            sd_cost_iteration *out)
+{
+    const sd_loop_params *lp = &rq->loop;
+    double sd = draft_context(rq, context), tv = verify_tokens(rq, gamma);
+    double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, sd, NULL);
+    double verify = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, tv, context, NULL);
+    *out = (sd_cost_iteration){
+        .plain = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL) +
+                 batch * lp->host_seq,
+        .draft = gamma * td,
+        .draft_loop = gamma * (lp->draft_step + batch * lp->draft_step_seq),
+        .catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en, sd, NULL) -
+                                       td
+                                 : 0.0,
+        .verify = verify,
+        .verify_premium = verify * lp->verify_premium,
+        .iteration = lp->iteration + batch * tv * lp->iteration_token,
+        .host = batch * lp->host_seq,
+    };
+    out->total = out->draft + out->draft_loop + out->catch_up + out->verify + out->verify_premium + out->iteration +
+                 out->host;
+}
+
+void sd_cost_iteration_ratios(const sd_roofline_request *rq, double batch, double context, double gamma, double en,
+                              double *c_effective, double *verify_cost_ratio)
+{
+    const sd_loop_params *lp = &rq->loop;
+    double t0 = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL) +
+                batch * lp->host_seq;
+    double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, draft_context(rq, context),
+                                  NULL);
+    *c_effective = (td + lp->draft_step + batch * lp->draft_step_seq) / t0;
+    *verify_cost_ratio = verify_part(rq, batch, context, gamma, en, td, NULL) / t0;
+}
+
 void sd_cost_roofline(const sd_roofline_request *rq, double batch, double context, sd_roofline_point *out)
 {
-    const sd_model_spec *target = rq->target;
-    const sd_hardware *h = rq->hardware;
-    const sd_cost_params *cp = &rq->params;
+    const sd_loop_params *lp = &rq->loop;
     int cb;
-    double t1 = sd_cost_step_time(target, h, cp, batch, 1.0, context, &cb);
-    double td = sd_cost_step_time(rq->draft, h, &rq->draft_params, batch, 1.0, draft_context(rq, context), NULL);
+    double t1 = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, &cb);
+    double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, draft_context(rq, context),
+                                  NULL);
+    double t0 = t1 + batch * lp->host_seq, step = td + lp->draft_step + batch * lp->draft_step_seq;
     double alpha = sd_cost_alpha_at(rq, context), gmax = 1.0;
-    *out = (sd_roofline_point){ .gamma_opt = 0.0, .improvement_opt = 1.0, .alpha = alpha, .c_effective = td / t1,
-                                .tokens_per_second = batch / t1, .tokens_per_second_baseline = batch / t1,
+    *out = (sd_roofline_point){ .gamma_opt = 0.0, .improvement_opt = 1.0, .alpha = alpha, .c_effective = step / t0,
+                                .tokens_per_second = batch / t0, .tokens_per_second_baseline = batch / t0,
                                 .compute_bound = cb, .fits = 0 };
     for (size_t i = 0; i < rq->ngammas; i++) {
-        double g = rq->gammas[i], tv = rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
+        double g = rq->gammas[i], en = expected_tokens(rq, alpha, g);
         gmax = fmax(gmax, g);
-        double ratio = sd_cost_step_time(target, h, cp, batch, tv, context, NULL) / t1;
-        double f = expected_tokens(rq, alpha, g) / (g * out->c_effective + ratio);
+        double ratio = verify_part(rq, batch, context, g, en, td, NULL) / t0;
+        double f = en / (g * out->c_effective + ratio);
         if (f > out->improvement_opt) {
             out->gamma_opt = g;
             out->improvement_opt = f;
         }
     }
     double g = out->gamma_opt > 0.0 ? out->gamma_opt : 1.0;
-    double tv = rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
-    out->verify_cost_ratio = sd_cost_step_time(target, h, cp, batch, tv, context, &out->compute_bound) / t1;
+    out->verify_cost_ratio = verify_part(rq, batch, context, g, expected_tokens(rq, alpha, g), td,
+                                         &out->compute_bound) / t0;
     if (out->gamma_opt <= 0.0) /* no speculation: the plain pass decides the bound */
         out->compute_bound = cb;
     out->tokens_per_second = out->tokens_per_second_baseline * out->improvement_opt;
@@ -365,7 +424,13 @@ sd_status sd_cost_load_alpha_by_context(const char *path, double **context, doub
     return SD_OK;
 }
 
-double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double batch, double context,
+double sd_cost_plain_time(const sd_roofline_request *rq, double batch, double context)
+{
+    return sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL) +
+           batch * rq->loop.host_seq;
+}
+
+double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double batch, double context, double en,
                          double *draft_seconds)
 {
     /* the tokens of each draft pass: level d's pass runs over level d - 1's nodes with children */
@@ -380,10 +445,17 @@ double sd_cost_tree_time(const sd_roofline_request *rq, const sd_tree *t, double
     for (size_t i = 0; i < t->n; i++)
         if (has_kids[i])
             tokens[t->depth[i] + 1] += 1.0;
-    double draft = 0.0, sd = draft_context(rq, context);
-    for (size_t d = 1; d <= depth; d++)
-        draft += sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, tokens[d], sd, NULL);
+    const sd_loop_params *lp = &rq->loop;
+    double draft = 0.0, sd = draft_context(rq, context), td = 0.0;
+    for (size_t d = 1; d <= depth; d++) {
+        double step = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, tokens[d], sd, NULL);
+        td = d == 1 ? step : td;
+        draft += step + lp->draft_step + batch * lp->draft_step_seq;
+    }
     if (draft_seconds != NULL)
         *draft_seconds = draft;
-    return draft + sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, (double)t->n + 1.0, context, NULL);
+    sd_roofline_request one = *rq;
+    one.verify_tokens = (double)t->n + 1.0; /* tree attention: a pass over the tree's nodes and the root */
+    return draft + verify_part(&one, batch, context, (double)depth, depth > 0 ? en : 1.0,
+                               depth > 0 ? td : 0.0, NULL);
 }

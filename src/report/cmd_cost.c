@@ -80,6 +80,20 @@ static sd_status calibrated(const sd_command_args *a, const sd_calibration *fits
     return st;
 }
 
+/* --engine: the profile of the pair's drafter kind into rq->loop (none given: the roofline alone). */
+static sd_status engine_profile(const sd_command_args *a, sd_roofline_request *rq, sd_cmd_costs *c, sd_error *err)
+{
+    const char *file = sd_command_args_value(a, "--engine-profiles");
+    if (!sd_command_args_given(a, "--engine"))
+        return file != NULL ? sd_status_fail(err, SD_EINVAL, "--engine-profiles: goes with --engine") : SD_OK;
+    sd_status st = file != NULL ? sd_loop_load(file, &c->profiles, &c->nprofiles, err)
+                                : sd_loop_load_defaults(sd_command_args_data_dir(a), &c->profiles, &c->nprofiles, err);
+    if (st == SD_OK && (st = sd_loop_find(c->profiles, c->nprofiles, "--engine", sd_command_args_value(a, "--engine"),
+                                          sd_loop_drafter_of(rq->target, rq->draft), &c->profile, err)) == SD_OK)
+        rq->loop = c->profile->p;
+    return st;
+}
+
 sd_status sd_cmd_cost_presets(const sd_command_args *a, sd_presets *p, sd_error *err)
 {
     return sd_presets_load(sd_command_args_data_dir(a), sd_command_args_value(a, "--models-file"), sd_command_args_value(a, "--hardware-file"), p, err);
@@ -124,7 +138,9 @@ sd_status sd_cmd_cost_request_for(const sd_command_args *a, const sd_presets *p,
         c->draft_fit = c->fit;
         c->draft_borrowed = 1;
     }
-    if (sd_command_args_given(a, "--draft-kv-window") && (st = sd_command_args_number(a, &WINDOW, &rq->draft_window, err)) != SD_OK)
+    if ((sd_command_args_given(a, "--draft-kv-window") &&
+         (st = sd_command_args_number(a, &WINDOW, &rq->draft_window, err)) != SD_OK) ||
+        (st = engine_profile(a, rq, c, err)) != SD_OK)
         sd_cmd_costs_free(c);
     return st;
 }
@@ -142,6 +158,27 @@ static void fit_text(const sd_command_args *a, const sd_calibration *f, char *bu
         snprintf(who, sizeof who, "%s", strcmp(f->hardware, "*") == 0 ? "all hardware" : f->hardware);
     snprintf(buf, size, "%s's fit for %s (%zu rows, leave-one-out median error %.0f%%, worst %.0f%%)", file, who,
              f->rows, 100 * f->loo_median, 100 * f->loo_max);
+}
+
+/* The engine profile's terms, when one applies (loop.h). */
+static sd_status loop_note(const sd_command_args *a, const sd_cmd_costs *c, const sd_roofline_request *rq,
+                           sd_table *t, sd_error *err)
+{
+    const sd_loop_profile *f = c->profile;
+    if (f == NULL)
+        return SD_OK;
+    const char *file = sd_command_args_given(a, "--engine-profiles") ? sd_command_args_value(a, "--engine-profiles")
+                                                                     : "engine-profiles.tsv";
+    const char *slash = strrchr(file, '/');
+    const sd_loop_params *p = &f->p;
+    const char *drafter = sd_loop_drafter_of(rq->target, rq->draft);
+    return sd_table_note(t, err, "loop time: %s's profile %s %s (%s, source %s): draft step %.3g ms + %.3g "
+                         "us a sequence, iteration %.3g ms + %.3g us a verified token, host %.3g us a sequence a "
+                         "step, verify premium %.3g%%, catch-up pass %s; priors from public measurements, not fitted.",
+                         f->engine, strcmp(f->drafter, "*") == 0 ? "for every drafter kind, here" : "for drafter kind", drafter,
+                         slash != NULL ? slash + 1 : file, f->source, 1e3 * p->draft_step, 1e6 * p->draft_step_seq,
+                         1e3 * p->iteration, 1e6 * p->iteration_token, 1e6 * p->host_seq, 100 * p->verify_premium,
+                         p->catch_up ? "on" : "off");
 }
 
 sd_status sd_cmd_costs_note(const sd_command_args *a, const sd_cmd_costs *c, const sd_roofline_request *rq, int band, sd_table *t,
@@ -166,12 +203,13 @@ sd_status sd_cmd_costs_note(const sd_command_args *a, const sd_cmd_costs *c, con
     if (st == SD_OK && c->draft_borrowed)
         st = sd_table_note(t, err, "the calibration has no fit for %s on %s: the draft uses %s's.", rq->draft->name,
                            rq->hardware->name, rq->target->name);
-    return st;
+    return st == SD_OK ? loop_note(a, c, rq, t, err) : st;
 }
 
 void sd_cmd_costs_free(sd_cmd_costs *c)
 {
     free(c->fits);
+    free(c->profiles);
     memset(c, 0, sizeof *c);
 }
 
@@ -199,6 +237,11 @@ const sd_command_field SD_CMD_COST_FIELDS[] = {
     { .name = "--calibration", SD_FIELD(C, calibration, TEXT), .metavar = "FILE", .help = "the cost terms per model and hardware or family as "
       "roofline saves them, instead of the shipped cost-defaults.tsv (operator granularity; pass granularity "
       "uses none unless given)" },
+    { .name = "--engine", SD_FIELD(C, engine, TEXT), .metavar = "NAME", .help = "the serving engine whose "
+      "speculation loop adds its own time: draft-step floor, per-iteration and per-sequence host time, catch-up "
+      "pass, verify premium (a profile of engine-profiles.tsv, e.g. vllm-v1; default none: the roofline alone)" },
+    { .name = "--engine-profiles", SD_FIELD(C, engine_profiles, TEXT), .metavar = "FILE", .help = "--engine: the "
+      "profiles instead of the shipped engine-profiles.tsv" },
     { .name = NULL },
 };
 #undef C
@@ -250,5 +293,5 @@ sd_cmd_cost_options sd_cmd_cost_defaults(void)
 {
     return (sd_cmd_cost_options){ .granularity = -1, .tp = NAN, .draft_kv_window = NAN, .graphs = -1,
                                   .eta_flops = NAN, .eta_bw = NAN, .overhead = NAN, .launch = NAN,
-                                  .calibration = NULL };
+                                  .calibration = NULL, .engine = NULL, .engine_profiles = NULL };
 }

@@ -9,6 +9,7 @@
 #include "specdec/calibrate.h"
 #include "specdec/cmd_cost.h"
 #include "specdec/counters.h"
+#include "specdec/loop.h"
 #include "specdec/presets.h"
 
 /* The rows of sd_cmd_cost_options (a group whose base is the request's member). */
@@ -22,6 +23,9 @@ typedef struct {
     size_t nfits;
     const sd_calibration *fit, *draft_fit; /* the fits that apply (NULL: none, or terms by hand) */
     int draft_borrowed;                    /* no fit for the draft: it takes the target's */
+    sd_loop_profile *profiles;             /* the loaded engine profiles (NULL: no --engine) */
+    size_t nprofiles;
+    const sd_loop_profile *profile;        /* --engine's, for the pair's drafter kind (NULL: none) */
 } sd_cmd_costs;
 
 /* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and

@@ -21,14 +21,15 @@ static const sd_domain ONE_COST = { "--cost", 0, 1e6, 0 };
 
 /* ---- the costs ------------------------------------------------------------------------------ */
 
-/* An iteration of g drafts in target steps, g = 1..n, under the roofline: g c_eff + verify_cost_ratio. */
+/* An iteration of g drafts in target steps, g = 1..n, under the roofline: g c_eff + verify_cost_ratio,
+ * the engine's loop included but for the catch-up pass (its E(N) is the fit's to find). */
 static void chain_costs(const sd_roofline_request *rq, double batch, double context, size_t n, double *cost)
 {
-    double t1 = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1, context, NULL);
-    double c_eff = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1, context, NULL) / t1;
-    for (size_t g = 1; g <= n; g++)
-        cost[g - 1] = (double)g * c_eff + sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch,
-                                                             (double)g + 1, context, NULL) / t1;
+    for (size_t g = 1; g <= n; g++) {
+        double c_eff, ratio;
+        sd_cost_iteration_ratios(rq, batch, context, (double)g, 1.0, &c_eff, &ratio);
+        cost[g - 1] = (double)g * c_eff + ratio;
+    }
 }
 
 /* The iteration costs and what they came from: --cost, or the presets and their calibration. */

@@ -13,8 +13,8 @@
 double sd_cmd_tree_speedup(const sd_roofline_request *rq, const sd_tree *t, double expected_tokens, double batch,
                            double context, double *iteration_s)
 {
-    double t1 = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL);
-    double tt = sd_cost_tree_time(rq, t, batch, context, NULL);
+    double t1 = sd_cost_plain_time(rq, batch, context);
+    double tt = sd_cost_tree_time(rq, t, batch, context, expected_tokens, NULL);
     if (iteration_s != NULL)
         *iteration_s = tt;
     return expected_tokens * t1 / tt;

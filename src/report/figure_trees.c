@@ -107,8 +107,8 @@ sd_status sd_figure_tree_speedup(const sd_figure_input *in, const char *name, in
             if ((st = sd_tree_optimal(n, dmax, &a, t, &e, err)) != SD_OK)
                 break;
             for (size_t j = 0; j < 3; j++) {
-                double t1 = sd_cost_step_time(tm, h, &rq.params, TREE_BATCHES[j], 1.0, TREE_CONTEXT, NULL);
-                double f = e * t1 / sd_cost_tree_time(&rq, t, TREE_BATCHES[j], TREE_CONTEXT, NULL);
+                double t1 = sd_cost_plain_time(&rq, TREE_BATCHES[j], TREE_CONTEXT);
+                double f = e * t1 / sd_cost_tree_time(&rq, t, TREE_BATCHES[j], TREE_CONTEXT, e, NULL);
                 best[j] = f > best[j] ? f : best[j];
             }
         }

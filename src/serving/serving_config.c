@@ -155,12 +155,18 @@ double sd_serving_step_time(const sd_serving_config *c, sd_cost_group *g, size_t
     int dec = g[0].sequences > 0;
     sd_cost_group *tg = dec ? g : g + 1; /* the target's groups: the decode batch (if any), the chunks */
     size_t ntg = nchunks + (size_t)dec;
+    const sd_loop_params *lp = &r->loop;
     double t = ntg > 0 ? sd_cost_groups_time(r->target, r->hardware, &r->params, tg, ntg, NULL) : 0.0;
+    double running = g[0].sequences + (double)nchunks, host = running * lp->host_seq; /* loop.h's B h */
     if (c->policy == SD_SERVING_NONE)
-        return t;
+        return t + host;
     sd_cost_group keep = g[0], draft = { .sequences = g[0].sequences, .tokens = 1, .context = draft_context,
                                          .logits = 1 };
     int drafting = dec && gamma > 0, own = r->draft != r->target && nchunks > 0;
+    if (drafting) /* the loop's own time (loop.h), but the catch-up pass */
+        t = t * (1.0 + lp->verify_premium) + (double)gamma * (lp->draft_step + g[0].sequences * lp->draft_step_seq) +
+            lp->iteration + g[0].sequences * (double)(gamma + 1) * lp->iteration_token;
+    t += host;
     g[0] = draft;
     if (own) /* the first draft pass reads the prompt chunks too (at gamma 0, only them) */
         t += sd_cost_groups_time(r->draft, r->hardware, &r->draft_params, drafting ? g : g + 1,

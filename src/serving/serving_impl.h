@@ -21,8 +21,12 @@
  * (sequences 0: none), g[1 .. nchunks] the prompt chunks; gamma draft
  * passes over the decode batch at draft_context (the first also over the
  * chunks when the draft is a model of its own; such a draft reads the
- * chunks even when nothing is drafted), and one target pass over all of g.
- * g[0] is restored on return.  Never fails. */
+ * chunks even when nothing is drafted), and one target pass over all of g;
+ * with the loop's own time of c->cost->loop (loop.h): the host's per
+ * running sequence at every step, and at a step that drafts the draft-step
+ * floor, the iteration's terms and the verify premium on the target pass
+ * (the catch-up pass is not priced here).  g[0] is restored on return.
+ * Never fails. */
 double sd_serving_step_time(const sd_serving_config *c, sd_cost_group *g, size_t nchunks, size_t gamma,
                             double draft_context);
 

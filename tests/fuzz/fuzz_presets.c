@@ -1,8 +1,8 @@
 /* fuzz_presets.c -- every TSV file of records the cost model reads: model and
  * hardware presets (presets.h), measured step times and saved calibrations
- * (calibrate.h), acceptance by context (cost.h).
+ * (calibrate.h), acceptance by context (cost.h), engine profiles (loop.h).
  *
- * Input: the whole file, which all five loaders read.  For each, the harness
+ * Input: the whole file, which all six loaders read.  For each, the harness
  * holds the documented columns (the header comments of presets.h,
  * calibrate.h and cost.h, restated in the tables below) and reads the file
  * with the reference reader of fuzz_common.h.  Properties:
@@ -12,7 +12,9 @@
  *     stated range (whole where stated), "-" only where a peak may be
  *     unpublished (0), a number type one of fp4 fp8 int8 bf16 fp16 fp32,
  *     params_active <= params_total and experts_active <= experts,
- *     contexts strictly increasing and at least 2 rows for the acceptance.
+ *     contexts strictly increasing and at least 2 rows for the acceptance;
+ *     on or off for a switch, a profile's drafter one of loop.h's kinds and
+ *     each (engine, drafter) pair once.
  *     Preset figures are also bounded above so that no product overflows,
  *     bounds the headers do not state: there the harness accepts any
  *     "is outside" refusal;
@@ -20,14 +22,15 @@
  *     units), all finite;
  *   - on failure the outputs keep their sentinels;
  *   - sd_presets_model / sd_presets_hardware find every loaded name and
- *     reject an unknown one;
+ *     reject an unknown one; sd_loop_find finds every profile by its
+ *     (engine, drafter) pair and rejects an unknown engine;
  *   - every error message is one non-empty line.
  */
 #include <math.h>
 
 #include "fuzz_common.h"
 
-typedef enum { K_NAME, K_NUM, K_DASH, K_TYPE } kind;
+typedef enum { K_NAME, K_NUM, K_DASH, K_TYPE, K_SWITCH } kind;
 
 typedef struct {
     const char *col;
@@ -74,6 +77,14 @@ static const col CALIBRATIONS[] = { NAME("model"), NAME("hardware"), NAME("granu
                                     { "max_rel_residual", K_NUM, 0, 1e6, 0, 1, 1, 0 },
                                     { "loo_median", K_NUM, 0, 1e6, 0, 1, 1, 0 },
                                     { "loo_max", K_NUM, 0, 1e6, 0, 1, 1, 0 } };
+static const col PROFILES[] = { NAME("engine"), NAME("drafter"), NAME("source"),
+                                { "draft_step_ms", K_NUM, 0, 1000, 0, 0, 1e-3, 0 },
+                                { "draft_step_seq_us", K_NUM, 0, 1e6, 0, 0, 1e-6, 0 },
+                                { "iteration_ms", K_NUM, 0, 1000, 0, 0, 1e-3, 0 },
+                                { "iteration_token_us", K_NUM, 0, 1e6, 0, 0, 1e-6, 0 },
+                                { "host_seq_us", K_NUM, 0, 1e6, 0, 0, 1e-6, 0 },
+                                { "verify_premium", K_NUM, 0, 10, 0, 0, 1, 0 },
+                                { "catch_up", K_SWITCH, 0, 0, 0, 0, 0, 0 } };
 static const col ALPHAS[] = { { "context", K_NUM, 0, 16777216, 0, 0, 1, 0 }, { "alpha", K_NUM, 0, 1, 0, 0, 1, 0 } };
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -123,6 +134,10 @@ static int reference(const ref_tsv *ref, const col *cols, size_t ncols, double *
                 if (t == N(TYPES))
                     goto bad;
                 *x = (double)TYPE_IDS[t];
+            } else if (c->k == K_SWITCH) {
+                if (strcmp(f, "on") != 0 && strcmp(f, "off") != 0)
+                    goto bad;
+                *x = strcmp(f, "on") == 0;
             } else if (c->k == K_DASH && strcmp(f, "-") == 0) {
                 *x = 0;
             } else {
@@ -347,6 +362,64 @@ static void fuzz_alphas(const char *path, const ref_tsv *ref)
     free(v);
 }
 
+/* The reference's profile rules past the columns: a known drafter kind, each pair once. */
+static int profiles_ok(const ref_tsv *ref, size_t rows)
+{
+    static const char *const kinds[] = { "draft-model", "self", "ngram", "*" };
+    size_t e = ref_column(&ref->row[0], "engine"), d = ref_column(&ref->row[0], "drafter");
+    for (size_t i = 1; i <= rows; i++) {
+        size_t k = 0;
+        while (k < N(kinds) && strcmp(ref->row[i].field[d], kinds[k]) != 0)
+            k++;
+        if (k == N(kinds))
+            return 0;
+        for (size_t j = 1; j < i; j++)
+            if (strcmp(ref->row[i].field[e], ref->row[j].field[e]) == 0 &&
+                strcmp(ref->row[i].field[d], ref->row[j].field[d]) == 0)
+                return 0;
+    }
+    return 1;
+}
+
+static void fuzz_profiles(const char *path, const ref_tsv *ref)
+{
+    double *v;
+    size_t rows;
+    int ok = reference(ref, PROFILES, N(PROFILES), &v, &rows) && profiles_ok(ref, rows);
+    sd_loop_profile *p = (sd_loop_profile *)(uintptr_t)0x5eed;
+    size_t n = 4242;
+    sd_error err;
+    clear_error(&err);
+    sd_status st = sd_loop_load(path, &p, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_loop_load says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    if (st != SD_OK) {
+        check_failure(st, &err, ok, 0, "sd_loop_load");
+        CHECK(p == (sd_loop_profile *)(uintptr_t)0x5eed && n == 4242, "sd_loop_load failed but wrote");
+        free(v);
+        return;
+    }
+    CHECK(n == rows, "%zu profiles; the file has %zu rows", n, rows);
+    for (size_t i = 0; i < n; i++) {
+        const double *w = &v[i * N(PROFILES)];
+        const sd_loop_params *q = &p[i].p;
+        const double got[] = { NAN, NAN, NAN, q->draft_step, q->draft_step_seq, q->iteration, q->iteration_token,
+                               q->host_seq, q->verify_premium, (double)q->catch_up };
+        for (size_t k = 3; k < N(PROFILES); k++)
+            check_value(got[k], w[k], "profile", i, PROFILES[k].col);
+        const sd_loop_profile *found = NULL;
+        CHECK(sd_loop_find(p, n, "--engine", p[i].engine, p[i].drafter, &found, &err) == SD_OK && found == &p[i],
+              "sd_loop_find('%s', '%s') does not find row %zu", p[i].engine, p[i].drafter, i);
+    }
+    const sd_loop_profile *none = (const sd_loop_profile *)(uintptr_t)0x5eed;
+    clear_error(&err);
+    CHECK(sd_loop_find(p, n, "--engine", "no\tsuch engine", "*", &none, &err) == SD_EINVAL &&
+              none == (const sd_loop_profile *)(uintptr_t)0x5eed,
+          "sd_loop_find found an unknown engine");
+    check_message(&err, "sd_loop_find");
+    free(p);
+    free(v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
@@ -357,6 +430,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_times(path, &ref);
     fuzz_calibrations(path, &ref);
     fuzz_alphas(path, &ref);
+    fuzz_profiles(path, &ref);
     ref_tsv_free(&ref);
     return 0;
 }

@@ -119,12 +119,12 @@ START_TEST(tree_iteration)
     sd_error err;
     for (double b = 1; b <= 256; b *= 16) {
         ck_assert_int_eq(sd_tree_parse("chain:5", NULL, &t, "t", &err), SD_OK);
-        double d, tt = sd_cost_tree_time(&rq, &t, b, 2048, &d);
+        double d, tt = sd_cost_tree_time(&rq, &t, b, 2048, 1.0, &d);
         double td = sd_cost_step_time(&DRAFT, &H100, &cp, b, 1, 2048, NULL);
         ck_assert_rel(d, 5 * td, 1e-14);
         ck_assert_rel(tt, 5 * td + sd_cost_step_time(&TARGET, &H100, &cp, b, 6, 2048, NULL), 1e-14);
         ck_assert_int_eq(sd_tree_parse("kary:2,2", NULL, &t, "t", &err), SD_OK);
-        tt = sd_cost_tree_time(&rq, &t, b, 2048, &d);
+        tt = sd_cost_tree_time(&rq, &t, b, 2048, 1.0, &d);
         ck_assert_rel(d, td + sd_cost_step_time(&DRAFT, &H100, &cp, b, 2, 2048, NULL), 1e-14);
         ck_assert_rel(tt, d + sd_cost_step_time(&TARGET, &H100, &cp, b, 7, 2048, NULL), 1e-14);
     }
@@ -132,7 +132,7 @@ START_TEST(tree_iteration)
     rq.draft_window = 512;
     ck_assert_int_eq(sd_tree_parse("chain:2", NULL, &t, "t", &err), SD_OK);
     double d;
-    sd_cost_tree_time(&rq, &t, 8, 8192, &d);
+    sd_cost_tree_time(&rq, &t, 8, 8192, 1.0, &d);
     ck_assert_rel(d, 2 * sd_cost_step_time(&DRAFT, &H100, &cp, 8, 1, 512, NULL), 1e-14);
 }
 END_TEST

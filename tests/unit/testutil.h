@@ -37,6 +37,7 @@ Suite *rng_suite(void);
 Suite *sampling_suite(void);
 Suite *calibrate_suite(void); /* cost */
 Suite *cost_suite(void);
+Suite *loop_suite(void);
 Suite *dtype_suite(void);
 Suite *presets_suite(void);
 Suite *model_suite(void); /* model */
