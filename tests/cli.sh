@@ -99,6 +99,8 @@ printf '{"metrics": {"speculative_decoding": {"acceptance_histogram": [2, 3, 1],
 printf '[\n{"timings": {"predicted_n": 9, "draft_n": 3, "draft_n_accepted": 4}}\n]\n' > "$T/llama-timings-bad.json"
 printf '{"meta_info": {"spec_verify_ct": 3, "spec_num_correct_drafts": 1, "spec_correct_drafts_histogram": [1, 1]}}\n' > "$T/sglang-request-bad.json"
 printf '{"schema_version": "1.0", "measured": true, "num_speculative_tokens": 3,\n "marginal_accept_rates": [0.6, 0.3, 0.0],\n "mean_accept_length": 1.95}\n' > "$T/profile-bad.json"
+# an engine profile (loop.h) of a drafter kind specdec does not know
+printf 'engine\tdrafter\tsource\tdraft_step_ms\tdraft_step_seq_us\titeration_ms\titeration_token_us\thost_seq_us\tverify_premium\tcatch_up\nx\tmedusa\ts\t0\t0\t1\t0\t0\t0\toff\n' > "$T/engine-profiles-bad.tsv"
 # fit --export-profile's file, read back by the speculation-profile reader
 "$SPECDEC" fit "$F/counters-vllm-v1.log" --export-profile "$T/profile.json" > /dev/null
 

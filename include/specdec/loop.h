@@ -57,6 +57,9 @@ typedef struct {
 /* Every term 0: the roofline alone.  Never fails. */
 SD_API sd_loop_params sd_loop_none(void);
 
+/* 1 when every term of p is 0 (or below: not a term), else 0.  Never fails. */
+SD_API int sd_loop_is_none(const sd_loop_params *p);
+
 /* An engine profile: an engine, the drafter kind it holds for, and the terms.
  * A drafter kind "*" holds for every kind the engine has no row of its own for. */
 typedef struct {

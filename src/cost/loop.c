@@ -18,6 +18,12 @@ sd_loop_params sd_loop_none(void)
                              .host_seq = 0.0, .verify_premium = 0.0, .catch_up = 0 };
 }
 
+int sd_loop_is_none(const sd_loop_params *p)
+{
+    return !(p->draft_step > 0.0) && !(p->draft_step_seq > 0.0) && !(p->iteration > 0.0) &&
+           !(p->iteration_token > 0.0) && !(p->host_seq > 0.0) && !(p->verify_premium > 0.0) && !p->catch_up;
+}
+
 const char *sd_loop_drafter_of(const sd_model_spec *target, const sd_model_spec *draft)
 {
     if (draft == target)

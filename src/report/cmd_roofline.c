@@ -237,8 +237,13 @@ static sd_status run_pair(const sd_command_args *a, setting *s, sd_list *l, sd_t
         (st = sd_command_args_list(a, &SD_CMD_CONTEXT, &l[1], err)) != SD_OK ||
         (st = sd_command_grid_size(l, 2, &(size_t){ 0 }, err)) != SD_OK)
         return st;
-    if (sd_command_args_given(a, "--breakdown"))
+    if (sd_command_args_given(a, "--breakdown")) { /* acceptance optional: it prices the catch-up pass */
+        int acceptance = sd_command_args_given(a, "--acceptance") || sd_command_args_given(a, "--alpha") ||
+                         sd_command_args_given(a, "--alpha-by-context") || sd_command_args_given(a, "--counts");
+        if (acceptance && (st = read_acceptance(a, s, &l[2], &rq, err)) != SD_OK)
+            return st;
         return roofline_breakdown(a, &rq, l, t, err);
+    }
     if ((st = read_acceptance(a, s, &l[2], &rq, err)) != SD_OK || (st = check_contexts(a, &rq, &l[1], err)) != SD_OK)
         return st;
     if (sd_command_args_given(a, "--export") != (text != NULL))

@@ -81,6 +81,39 @@ static sd_status pass_rows(const char *role, const sd_model_spec *m, const sd_ha
     return st == SD_OK ? sd_table_add(t, row, err) : st;
 }
 
+/* The loop's own time (loop.h) in one iteration at gamma = the verify tokens less one, or the
+ * first --gamma: its parts beside the passes, each with its share of the iteration; nothing
+ * when no engine profile applies. */
+static sd_status loop_rows(const sd_roofline_request *rq, double batch, double ctx, sd_table *t, sd_error *err)
+{
+    const sd_loop_params *l = &rq->loop;
+    if (sd_loop_is_none(l))
+        return SD_OK;
+    double g = rq->verify_tokens > 1 ? rq->verify_tokens - 1 : rq->ngammas > 0 ? rq->gammas[0] : 1;
+    double en = rq->acc != NULL ? sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc)
+                                : sd_theory_expected_tokens(sd_cost_alpha_at(rq, ctx), g);
+    if (!(en >= 1.0)) /* no acceptance given: the catch-up pass at its most, every draft accepted */
+        en = g + 1;
+    sd_cost_iteration it;
+    sd_cost_iteration_time(rq, batch, ctx, g, en, &it);
+    const struct {
+        const char *name;
+        double count, seconds;
+    } parts[] = { { "draft_steps", g, it.draft_loop }, { "catch_up", l->catch_up, it.catch_up },
+                  { "verify_premium", 1, it.verify_premium }, { "iteration", 1, it.iteration },
+                  { "host", batch, it.host },
+                  { "total", 1, it.draft_loop + it.catch_up + it.verify_premium + it.iteration + it.host } };
+    sd_status st = SD_OK;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0] && st == SD_OK; i++) {
+        const sd_cell row[] = { sd_text("loop"), sd_text("-"), sd_int((long long)batch), sd_int((long long)ctx),
+                                sd_int((long long)(g + 1)), sd_text(parts[i].name), sd_real(parts[i].count),
+                                sd_real(0), sd_real(0), sd_real(parts[i].seconds),
+                                sd_real(parts[i].seconds / it.total), sd_text("-") };
+        st = sd_table_add(t, row, err);
+    }
+    return st;
+}
+
 /* The target's and the draft's passes at (batch, ctx), and with a prompt chunk (prefill[0]
  * tokens after prefill[1] cached; none when prefill[0] is 0) the target's mixed pass. */
 static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, double ctx, const double *prefill,
@@ -96,7 +129,7 @@ static sd_status breakdown_rows(const sd_roofline_request *rq, double batch, dou
         st = pass_rows("draft", rq->draft, rq->hardware, &rq->draft_params, &draft, 1, t, err);
     if (st == SD_OK && prefill[0] > 0)
         st = pass_rows("target+prefill", rq->target, rq->hardware, &rq->params, mixed, 2, t, err);
-    return st;
+    return st == SD_OK ? loop_rows(rq, batch, ctx, t, err) : st;
 }
 
 /* --breakdown: the operators of the passes at every (batch, context) of l[0] x l[1]. */
@@ -115,6 +148,12 @@ sd_status roofline_breakdown(const sd_command_args *a, const sd_roofline_request
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
         for (size_t i = 0; i < l[0].n && st == SD_OK; i++)
             st = breakdown_rows(rq, l[0].v[i], l[1].v[j], prefill, *t, err);
+    if (st == SD_OK && !sd_loop_is_none(&rq->loop))
+        st = sd_table_note(*t, err, "loop: the engine's own time in one iteration of gamma %g drafts (the verify "
+                           "tokens less one, else the first --gamma), share of the whole iteration; the catch-up "
+                           "pass over E(N) tokens%s.", rq->verify_tokens > 1 ? rq->verify_tokens - 1
+                           : rq->ngammas > 0 ? rq->gammas[0] : 1,
+                           rq->acc == NULL && isnan(rq->alpha) ? ", every draft accepted (no acceptance given)" : "");
     if (st == SD_OK && prefill[0] > 0)
         st = sd_table_note(*t, err, "target+prefill: the target's pass over the batch beside one prompt chunk of "
                            "%.0f tokens after %.0f cached (a step of chunked prefill): causal attention over the "

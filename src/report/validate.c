@@ -80,6 +80,9 @@ static const check CHECKS[] = {
     { .info = { .first = 24, .last = 24, .name = "serving",
                 .summary = "serving under load: the simulation against its twin, Little's law, lambda -> 0" },
       .run = sd_validate_check_serving },
+    { .info = { .first = 25, .last = 25, .name = "loop",
+                .summary = "no engine profile: the roofline as before profiles, bit for bit" },
+      .run = sd_validate_check_loop },
     { .info = { .name = NULL }, .run = NULL },
 };
 

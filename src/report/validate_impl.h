@@ -8,6 +8,7 @@
 
 #include "specdec/engine.h"
 #include "specdec/model.h"
+#include "specdec/presets.h"
 #include "specdec/status.h"
 #include "specdec/synth.h"
 #include "specdec/table.h"
@@ -94,6 +95,12 @@ sd_status sd_validate_fixed_run(const sd_validate_ctx *v, const sd_model *m, con
 sd_status sd_validate_model_run(const sd_synth_config *sc, sd_engine_config ec, sd_model **m, sd_engine_stats *s,
                                 sd_error *err);
 
+/* The pair checks 24 and 25 cost (validate_serving.c): Llama-3.1-8B with a
+ * Llama-3.2-1B draft on one H100 SXM, the shapes of data/models.tsv and
+ * data/hardware.tsv compiled in. */
+extern const sd_model_spec TARGET_8B, DRAFT_1B;
+extern const sd_hardware H100_SXM;
+
 /* ---- the checks ------------------------------------------------------------ */
 
 /* Each adds the rows of its numbers in the table of validate.c to v->t
@@ -118,6 +125,8 @@ sd_status sd_validate_check_exact_match(sd_validate_ctx *v, sd_error *err);
 sd_status sd_validate_check_tree(sd_validate_ctx *v, sd_error *err);
 /* 24 (validate_serving.c): the serving simulation against its twin, Little's law and the lambda -> 0 limit. */
 sd_status sd_validate_check_serving(sd_validate_ctx *v, sd_error *err);
+/* 25 (validate_loop.c): the roofline with no engine profile (loop.h) is the roofline as it was before profiles. */
+sd_status sd_validate_check_loop(sd_validate_ctx *v, sd_error *err);
 /* Checks 16-20, built on exact results -- an enumeration, calibrated
  * banks, a brute-force scan, the counts a rule forbids (validate_exact.c): */
 sd_status sd_validate_check_block_residual(sd_validate_ctx *v, sd_error *err);

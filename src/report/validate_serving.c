@@ -1,8 +1,7 @@
 /* validate_serving.c -- check 24 of validate (validate_impl.h): the serving
  * simulation against its analytical twin and the single-sequence roofline
- * (serving.h), on a compiled-in pair: Llama-3.1-8B with a Llama-3.2-1B draft
- * on one H100 (the shapes of data/models.tsv and data/hardware.tsv, the
- * uncalibrated cost terms). */
+ * (serving.h), on the compiled-in pair of validate_impl.h (the uncalibrated
+ * cost terms). */
 #include "validate_impl.h"
 
 #include <math.h>
@@ -11,11 +10,11 @@
 #include "specdec/cost.h"
 #include "specdec/serving.h"
 
-static const sd_model_spec TARGET_8B = { "llama-3.1-8b", 8.03e9, 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 1, 1,
+const sd_model_spec TARGET_8B = { "llama-3.1-8b", 8.03e9, 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 1, 1,
                                          SD_BF16, SD_BF16, SD_BF16, SD_BF16 };
-static const sd_model_spec DRAFT_1B = { "llama-3.2-1b", 1.23e9, 1.23e9, 16, 2048, 32, 8, 64, 8192, 128256, 1, 1,
+const sd_model_spec DRAFT_1B = { "llama-3.2-1b", 1.23e9, 1.23e9, 16, 2048, 32, 8, 64, 8192, 128256, 1, 1,
                                         SD_BF16, SD_BF16, SD_BF16, SD_BF16 };
-static const sd_hardware H100_SXM = { "h100-sxm", "hopper",
+const sd_hardware H100_SXM = { "h100-sxm", "hopper",
                                       { [SD_BF16] = 989.4e12, [SD_FP16] = 989.4e12, [SD_FP8] = 1978.9e12,
                                         [SD_INT8] = 1978.9e12 },
                                       3.35e12, 80e9, 450e9, 3e-6 };
