@@ -218,7 +218,7 @@ _specdec()
         _specdec_reply "$(_specdec_presets --list-models)"
         return 0 ;;
     --draft)
-        _specdec_reply "same ngram $(_specdec_presets --list-models)"
+        _specdec_reply "same ngram eagle eagle3 mtp $(_specdec_presets --list-models)"
         return 0 ;;
     --granularity)
         _specdec_reply "operator pass"

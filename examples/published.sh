@@ -41,10 +41,10 @@ while IFS="$tab" read -r id source model hw tp batch context tokens graphs secon
 done
 
 echo
-echo "| id | setting | stated acceptance | measured | uncalibrated | shipped calibration |"
-echo "|---|---|---|---:|---:|---:|"
+echo "| id | setting | stated acceptance | measured | uncalibrated | shipped calibration | with the engine's loop |"
+echo "|---|---|---|---:|---:|---:|---:|"
 grep -v '^#' "$data/published-speedups.tsv" | tail -n +2 |
-while IFS="$tab" read -r id source target draft hw tp batch context gamma stated stated_as window measured; do
+while IFS="$tab" read -r id source target draft hw tp batch context gamma stated stated_as window measured engine; do
     alpha=$stated
     if [ "$stated_as" = mean_length ]; then
         alpha=$("$specdec" metrics --mean-acceptance-length "$stated" --gamma "$gamma" --format tsv |
@@ -62,5 +62,26 @@ while IFS="$tab" read -r id source target draft hw tp batch context gamma stated
     today=$(speedup --eta-flops 0.5 | cut -d' ' -f1)
     set -- $(speedup)
     band=$(awk -v l="$2" -v h="$3" 'BEGIN { printf "%.2f-%.2f", l, h }')
-    echo "| $id | $setting | $stated_as $stated (alpha $alpha) | ${measured}x | ${today}x ($(pct "$today" "$measured")) | ${1}x ($(pct "$1" "$measured"); band $band) |"
+    shipped=$1 loop=-
+    [ "$engine" = - ] || loop=$(speedup --engine "$engine" | cut -d' ' -f1)
+    looped="-"
+    [ "$loop" = - ] || looped="${loop}x ($(pct "$loop" "$measured"), $engine)"
+    echo "| $id | $setting | $stated_as $stated (alpha $alpha) | ${measured}x | ${today}x ($(pct "$today" "$measured")) | ${shipped}x ($(pct "$shipped" "$measured"); band $band) | $looped |"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$source $draft batch $batch" "$gamma" "$measured" "$shipped" \
+        "$([ "$loop" = - ] && echo "$shipped" || echo "$loop")" "$engine" >>"$tmp/sweeps"
 done
+
+# each gamma sweep (a source's rows at one batch over several gamma): the gamma the engine measured
+# best, and the one specdec picks among the same gammas (with the engine's loop where it has one)
+echo
+echo "| gamma sweep | gammas | measured best | specdec picks (shipped) | specdec picks (with the engine's loop) |"
+echo "|---|---|---:|---:|---:|"
+awk -F'\t' '
+    { n[$1]++; g[$1] = g[$1] (n[$1] > 1 ? "," : "") $2
+      if (!($1 in bm) || $3 > bm[$1]) { bm[$1] = $3; gm[$1] = $2 }
+      if (!($1 in bs) || $4 > bs[$1]) { bs[$1] = $4; gs[$1] = $2 }
+      if (!($1 in bl) || $5 > bl[$1]) { bl[$1] = $5; gl[$1] = $2 }
+      e[$1] = $6; order[$1] = order[$1] ? order[$1] : ++k; key[k] = $1 }
+    END { for (i = 1; i <= k; i++) { s = key[i]; if (n[s] < 3) continue
+          printf "| %s | %s | %s | %s | %s |\n", s, g[s], gm[s], gs[s], e[s] == "-" ? "-" : gl[s] } }
+' "$tmp/sweeps"

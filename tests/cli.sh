@@ -101,6 +101,8 @@ printf '{"meta_info": {"spec_verify_ct": 3, "spec_num_correct_drafts": 1, "spec_
 printf '{"schema_version": "1.0", "measured": true, "num_speculative_tokens": 3,\n "marginal_accept_rates": [0.6, 0.3, 0.0],\n "mean_accept_length": 1.95}\n' > "$T/profile-bad.json"
 # an engine profile (loop.h) of a drafter kind specdec does not know
 printf 'engine\tdrafter\tsource\tdraft_step_ms\tdraft_step_seq_us\titeration_ms\titeration_token_us\thost_seq_us\tverify_premium\tcatch_up\nx\tmedusa\ts\t0\t0\t1\t0\t0\t0\toff\n' > "$T/engine-profiles-bad.tsv"
+# an engine with a profile for n-gram drafting only
+printf 'engine\tdrafter\tsource\tdraft_step_ms\tdraft_step_seq_us\titeration_ms\titeration_token_us\thost_seq_us\tverify_premium\tcatch_up\nx\tngram\ts\t0\t0\t1\t0\t0\t0\toff\n' > "$T/engine-profiles-ngram.tsv"
 # fit --export-profile's file, read back by the speculation-profile reader
 "$SPECDEC" fit "$F/counters-vllm-v1.log" --export-profile "$T/profile.json" > /dev/null
 
@@ -155,8 +157,8 @@ done
 sh "$ROOT/examples/published.sh" "$SPECDEC" "$D" > "$T/out" 2> "$T/err"
 got=$?
 want=$(for f in published-steps published-speedups; do grep -v '^#' "$D/$f.tsv" | tail -n +2; done | wc -l)
-rows=$(grep -c '^| [DSV][0-9]' "$T/out")
-short=$(awk '/^\| [DSV][0-9]/ && gsub(/%[);]/, "&") < 2' "$T/out" | wc -l)
+rows=$(grep -c '^| [DSVE][0-9]' "$T/out")
+short=$(awk '/^\| [DSVE][0-9]/ && gsub(/%[);]/, "&") < 2' "$T/out" | wc -l)
 if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 50 ] && [ "$short" -eq 0 ] &&
    ! grep -q '| ms\|| x\|nan\|inf' "$T/out"; then
     pass=$((pass + 1))

@@ -32,6 +32,8 @@
  * SwiGLU at 4 FLOPs and 3 per element.)  Once per pass:
  *
  *   embedding  FLOPs 0                        bytes M d b_w / N + M d b_a
+ *   fc         FLOPs 2 M F d d                bytes F d d b_w + M F d b_a + M d b_a   (a drafter head's,
+ *              F = fuse > 0: its features into d, replicated on every GPU; presets.h)
  *   lm_head    FLOPs 4 M d + 2 M d V / N      bytes d V b_w / N + M d b_a + M V b_a / N
  *   all_reduce (N > 1) 2 L rings of M d b_a bytes:  2 (N - 1)/N bytes / link + N latency each
  *
@@ -45,7 +47,7 @@
  * (vLLM's Llama and Mixtral forward passes: embedding 1; qkv_proj 2, GEMM
  * and rotary; attention 2, cache write and attention; out_proj 1; router 2;
  * mlp 2 dense, 3 experts; norm_act 3, two fused add-RMSNorms and SiLU-mul;
- * lm_head 2, the final norm and GEMM; all_reduce 1 each), so a pass over L
+ * lm_head 2, the final norm and GEMM; fc 1; all_reduce 1 each), so a pass over L
  * layers launches 10 L + 3 kernels when dense on one GPU.  The all-reduce's
  * link latency is per hop: hop_latency, or the hardware's link_latency when
  * hop_latency < 0.  Not modelled: shared experts, the logits' gather across

@@ -64,19 +64,19 @@ SD_API int sd_loop_is_none(const sd_loop_params *p);
  * A drafter kind "*" holds for every kind the engine has no row of its own for. */
 typedef struct {
     char engine[64];  /* "vllm-v1" */
-    char drafter[64]; /* "draft-model", "ngram", "self" or "*" */
+    char drafter[64]; /* "draft-model", "self", "ngram", a drafter head's kind (presets.h) or "*" */
     char source[64];  /* the key of the file's comment that cites the figures */
     sd_loop_params p;
     size_t line;      /* the file's line it came from */
 } sd_loop_profile;
 
 /* The drafter kinds a profile row may name, NULL-terminated (static):
- * draft-model, self, ngram, "*".  Never fails. */
+ * draft-model, self, ngram, eagle, eagle3, mtp, "*".  Never fails. */
 SD_API const char *const *sd_loop_drafter_names(void);
 
 /* The drafter kind of a pair: "self" when the draft is the target (a
- * KV-windowed copy), "ngram" for sd_presets_ngram(), else "draft-model".
- * Never fails. */
+ * KV-windowed copy), "ngram" for sd_presets_ngram(), a drafter head's kind
+ * for one sd_presets_drafter built, else "draft-model".  Never fails. */
 SD_API const char *sd_loop_drafter_of(const sd_model_spec *target, const sd_model_spec *draft);
 
 /* The profiles of a TSV file (columns engine, drafter, source, draft_step_ms,

@@ -24,6 +24,8 @@ typedef struct {
     double vocab;
     double experts, experts_active;      /* 1, 1 for a dense model */
     sd_dtype weight, kv, act, compute;   /* weights, KV cache, activations, the matrix units' inputs */
+    double fuse;                         /* a drafter head's fc over fuse x d_model features into d_model
+                                          * (sd_presets_drafter); 0 for a model of its own */
 } sd_model_spec;
 
 typedef struct {
@@ -42,6 +44,30 @@ typedef struct {
  * cache, no layers: a draft pass of it costs nothing on the accelerator
  * (cost.h; the host's lookup is not modelled).  Static, never NULL. */
 SD_API const sd_model_spec *sd_presets_ngram(void);
+
+/* The drafter heads built from a target's shapes, NULL-terminated (static):
+ *   eagle   EAGLE-1 (Li et al. 2024, arXiv 2401.15077): one decoder layer of
+ *           the target's shapes over an fc of the token's embedding and the
+ *           target's feature (2 d -> d), the target's LM head;
+ *   eagle3  EAGLE-3 (Li et al. 2025, arXiv 2503.01840): one decoder layer over
+ *           an fc of three of the target's layers' features (3 d -> d), an LM
+ *           head over a reduced draft vocabulary of 32000 tokens (SpecForge's
+ *           LlamaForCausalLMEagle3, draft_vocab_size 32000; its q, k and v
+ *           read the embedding beside the feature, 2 d, priced as d here);
+ *   mtp     a DeepSeek-V3 multi-token-prediction module (arXiv 2412.19437,
+ *           sec. 2.2) reused step by step: one layer of the target's, experts
+ *           included, over an fc of the embedding and the feature (2 d -> d),
+ *           the target's LM head.
+ * Never fails. */
+SD_API const char *const *sd_presets_drafter_names(void);
+
+/* The drafter head kind (sd_presets_drafter_names) built from target into
+ * *out, named after its kind: its weights are its layer, the fc and an LM
+ * head of its own vocabulary (the embedding is the target's, not counted),
+ * in the target's number types.  SD_EINVAL naming param and the kinds when
+ * kind is none of them; *out is then untouched. */
+SD_API sd_status sd_presets_drafter(const sd_model_spec *target, const char *param, const char *kind,
+                                    sd_model_spec *out, sd_error *err);
 
 /* SD_OK when h publishes a peak for m's compute type, else SD_EINVAL
  * naming both (a model with FP8 compute on an A100, say). */

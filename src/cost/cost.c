@@ -72,6 +72,7 @@ static const struct {
     int per_layer;         /* run once per layer (else once per pass) */
 } KERNELS[] = {
     { .op = "embedding", .dense = 1, .experts = 1, .per_layer = 0 },
+    { .op = "fc", .dense = 1, .experts = 1, .per_layer = 0 },        /* a drafter head's feature fc (fuse > 0) */
     { .op = "qkv_proj", .dense = 2, .experts = 2, .per_layer = 1 },  /* QKV GEMM, rotary embedding */
     { .op = "attention", .dense = 2, .experts = 2, .per_layer = 1 }, /* cache write, attention */
     { .op = "out_proj", .dense = 1, .experts = 1, .per_layer = 1 },
@@ -86,7 +87,8 @@ double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp)
     int moe = m->experts > 1.0;
     double k = cp->tp > 1.0 ? 2.0 * m->layers : 0.0; /* one kernel per all-reduce */
     for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++)
-        k += (moe ? KERNELS[i].experts : KERNELS[i].dense) * (KERNELS[i].per_layer ? m->layers : 1.0);
+        if (m->fuse > 0.0 || strcmp(KERNELS[i].op, "fc") != 0)
+            k += (moe ? KERNELS[i].experts : KERNELS[i].dense) * (KERNELS[i].per_layer ? m->layers : 1.0);
     return k;
 }
 
@@ -121,6 +123,9 @@ static size_t operator_ops(const sd_model_spec *m, const sd_hardware *h, const s
     const double Fc = h->flops[m->compute], Fa = h->flops[m->act];
     size_t n = 0;
     roof(&ops[n++], "embedding", 1, 0.0, M * d * bw / N + M * d * ba, Fa, h, cp);
+    if (m->fuse > 0.0) /* a drafter head's fc: fuse d features into d (presets.h), replicated on every GPU */
+        roof(&ops[n++], "fc", 1, 2 * M * m->fuse * d * d, m->fuse * d * d * bw + M * m->fuse * d * ba + M * d * ba, Fc,
+             h, cp);
     roof(&ops[n++], "qkv_proj", L, 2 * M * d * qkv, d * qkv * bw + M * d * ba + M * qkv * ba, Fc, h, cp);
     roof(&ops[n++], "attention", L, 4 * Hq * hd * u->att, 2 * Hk * hd * u->kv * bkv + 2 * M * Hq * hd * ba, Fa, h, cp);
     roof(&ops[n++], "out_proj", L, 2 * M * Hq * hd * d, Hq * hd * d * bw + M * Hq * hd * ba + M * d * ba, Fc, h, cp);

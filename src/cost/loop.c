@@ -8,7 +8,7 @@
 #include "specdec/data.h"
 #include "records.h"
 
-static const char *const DRAFTERS[] = { "draft-model", "self", "ngram", "*", NULL };
+static const char *const DRAFTERS[] = { "draft-model", "self", "ngram", "eagle", "eagle3", "mtp", "*", NULL };
 
 const char *const *sd_loop_drafter_names(void) { return DRAFTERS; }
 
@@ -28,6 +28,10 @@ const char *sd_loop_drafter_of(const sd_model_spec *target, const sd_model_spec 
 {
     if (draft == target)
         return "self";
+    if (draft->fuse > 0.0) /* a drafter head (presets.h) is named after its kind */
+        for (const char *const *k = sd_presets_drafter_names(); *k != NULL; k++)
+            if (strcmp(draft->name, *k) == 0)
+                return *k;
     return draft == sd_presets_ngram() ? "ngram" : "draft-model";
 }
 
@@ -56,7 +60,7 @@ static sd_status check_rows(const char *path, const sd_loop_profile *r, size_t n
             known |= strcmp(r[i].drafter, DRAFTERS[k]) == 0;
         if (!known)
             return sd_status_fail(err, SD_EINVAL, "%s:%zu: drafter: unknown kind '%s'; expected draft-model, "
-                                  "self, ngram or *", path, r[i].line, r[i].drafter);
+                                  "self, ngram, eagle, eagle3, mtp or *", path, r[i].line, r[i].drafter);
         for (size_t j = 0; j < i; j++)
             if (strcmp(r[i].engine, r[j].engine) == 0 && strcmp(r[i].drafter, r[j].drafter) == 0)
                 return sd_status_fail(err, SD_EINVAL, "%s:%zu: engine %s with drafter %s is line %zu's already",

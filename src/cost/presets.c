@@ -15,6 +15,52 @@ const sd_model_spec *sd_presets_ngram(void)
     return &NGRAM;
 }
 
+/* The drafter heads (presets.h): the fc's width in d_model, the LM head's vocabulary (0: the
+ * target's), whether the layer keeps the target's experts. */
+static const struct {
+    const char *name;
+    double fuse, vocab;
+    int experts;
+} DRAFTERS[] = {
+    { .name = "eagle", .fuse = 2, .vocab = 0, .experts = 0 },
+    { .name = "eagle3", .fuse = 3, .vocab = 32000, .experts = 0 },
+    { .name = "mtp", .fuse = 2, .vocab = 0, .experts = 1 },
+};
+#define NDRAFTERS (sizeof DRAFTERS / sizeof DRAFTERS[0])
+
+const char *const *sd_presets_drafter_names(void)
+{
+    static const char *names[NDRAFTERS + 1];
+    for (size_t i = 0; i < NDRAFTERS; i++)
+        names[i] = DRAFTERS[i].name;
+    return names;
+}
+
+sd_status sd_presets_drafter(const sd_model_spec *target, const char *param, const char *kind, sd_model_spec *out,
+                             sd_error *err)
+{
+    size_t i = 0;
+    while (i < NDRAFTERS && (kind == NULL || strcmp(kind, DRAFTERS[i].name) != 0))
+        i++;
+    if (i == NDRAFTERS)
+        return sd_status_fail(err, SD_EINVAL, "%s: unknown drafter head '%s'; known: eagle, eagle3, mtp", param,
+                              kind != NULL ? kind : "");
+    sd_model_spec m = *target;
+    snprintf(m.name, sizeof m.name, "%s", DRAFTERS[i].name);
+    m.layers = 1;
+    m.fuse = DRAFTERS[i].fuse;
+    m.vocab = DRAFTERS[i].vocab > 0 ? DRAFTERS[i].vocab : target->vocab;
+    if (!DRAFTERS[i].experts)
+        m.experts = m.experts_active = 1;
+    /* one layer: attention's projections and the MLP (each expert's, all of them), norms aside */
+    double att = m.d_model * (m.heads + 2 * m.kv_heads) * m.head_dim + m.heads * m.head_dim * m.d_model;
+    double mlp = 3 * m.d_model * m.d_ff, rest = m.fuse * m.d_model * m.d_model + m.vocab * m.d_model;
+    m.params_total = att + mlp * m.experts + rest;
+    m.params_active = att + mlp * m.experts_active + rest;
+    *out = m;
+    return SD_OK;
+}
+
 sd_status sd_presets_check(const sd_model_spec *m, const sd_hardware *h, sd_error *err)
 {
     if (h->flops[m->compute] > 0.0)
@@ -52,6 +98,8 @@ static const sd_records_col MODEL_COLS[] = {
     { .col = "kv_dtype", .kind = SD_RECORDS_DTYPE, .offset = M(kv) },
     { .col = "act_dtype", .kind = SD_RECORDS_DTYPE, .offset = M(act) },
     { .col = "compute_dtype", .kind = SD_RECORDS_DTYPE, .offset = M(compute) },
+    { .col = "fuse", .kind = SD_RECORDS_NUMBER, .offset = M(fuse), .min = 0, .max = 64, .whole = 1, .scale = 1,
+      .optional = 1 },
 };
 
 static const sd_records_col HARDWARE_COLS[] = {

@@ -94,6 +94,26 @@ static sd_status engine_profile(const sd_command_args *a, sd_roofline_request *r
     return st;
 }
 
+/* The draft: 'same' (the target), 'ngram', a drafter head built from the target (presets.h, into
+ * c->drafter), or a preset. */
+static sd_status pick_draft(const sd_presets *p, const char *draft, sd_roofline_request *rq, sd_cmd_costs *c,
+                            sd_error *err)
+{
+    if (draft != NULL && strcmp(draft, "same") == 0)
+        rq->draft = rq->target;
+    else if (draft != NULL && strcmp(draft, "ngram") == 0)
+        rq->draft = sd_presets_ngram();
+    else {
+        for (const char *const *k = sd_presets_drafter_names(); draft != NULL && *k != NULL; k++)
+            if (strcmp(draft, *k) == 0) {
+                rq->draft = &c->drafter;
+                return sd_presets_drafter(rq->target, "--draft", draft, &c->drafter, err);
+            }
+        return sd_presets_model(p, "draft", draft, &rq->draft, err);
+    }
+    return SD_OK;
+}
+
 sd_status sd_cmd_cost_presets(const sd_command_args *a, sd_presets *p, sd_error *err)
 {
     return sd_presets_load(sd_command_args_data_dir(a), sd_command_args_value(a, "--models-file"), sd_command_args_value(a, "--hardware-file"), p, err);
@@ -112,10 +132,7 @@ sd_status sd_cmd_cost_request_for(const sd_command_args *a, const sd_presets *p,
     memset(c, 0, sizeof *c);
     *rq = sd_cost_roofline_defaults();
     if ((st = sd_presets_model(p, "target", sd_command_args_value(a, "--target"), &rq->target, err)) != SD_OK ||
-        (draft != NULL && strcmp(draft, "same") == 0    ? (rq->draft = rq->target, SD_OK)
-         : draft != NULL && strcmp(draft, "ngram") == 0 ? (rq->draft = sd_presets_ngram(), SD_OK)
-                                                        : (st = sd_presets_model(p, "draft", draft, &rq->draft, err))) !=
-            SD_OK ||
+        (st = pick_draft(p, draft, rq, c, err)) != SD_OK ||
         (st = sd_presets_hardware(p, "hardware", sd_command_args_value(a, "--hardware"), &rq->hardware, err)) != SD_OK ||
         (st = sd_presets_check(rq->target, rq->hardware, err)) != SD_OK ||
         (st = sd_presets_check(rq->draft, rq->hardware, err)) != SD_OK ||

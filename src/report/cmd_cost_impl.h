@@ -26,6 +26,7 @@ typedef struct {
     sd_loop_profile *profiles;             /* the loaded engine profiles (NULL: no --engine) */
     size_t nprofiles;
     const sd_loop_profile *profile;        /* --engine's, for the pair's drafter kind (NULL: none) */
+    sd_model_spec drafter;                 /* --draft eagle, eagle3 or mtp: the head built from the target */
 } sd_cmd_costs;
 
 /* --granularity into *cp and, when etas is 1, --eta-flops, --eta-bw and

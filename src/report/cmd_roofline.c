@@ -317,7 +317,8 @@ static const sd_command_field FIELDS[] = {
     { .name = "--target", SD_FIELD(R, target, TEXT), .metavar = "NAME", .help = "target model preset (see "
       "--list-models)" },
     { .name = "--draft", SD_FIELD(R, draft, TEXT), .metavar = "NAME", .help = "draft model preset, 'same' "
-      "(self-speculation with the target's weights) or 'ngram' (prompt lookup: no model, drafts cost nothing)" },
+      "(self-speculation with the target's weights), 'ngram' (prompt lookup: no model, drafts cost nothing), or a "
+      "drafter head built from the target: 'eagle', 'eagle3', 'mtp'" },
     { .name = "--hardware", SD_FIELD(R, hardware, TEXT), .metavar = "NAME", .help = "accelerator preset (see "
       "--list-hardware)" },
     { .name = "--alpha", SD_FIELD(R, alpha, REAL), .metavar = "A", .help = "acceptance rate, in {range}",

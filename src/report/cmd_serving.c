@@ -24,8 +24,8 @@ sd_status sd_cmd_serving_table(const sd_cmd_serving_request *rq, sd_table **out,
 static const sd_command_field FIELDS[] = {
     { .name = "--target", SD_FIELD(R, target, TEXT), .metavar = "NAME", .help = "target model preset (as for "
       "roofline)" },
-    { .name = "--draft", SD_FIELD(R, draft, TEXT), .metavar = "NAME", .help = "draft model preset, 'same' or 'ngram' "
-      "(as for roofline; not needed without speculation)" },
+    { .name = "--draft", SD_FIELD(R, draft, TEXT), .metavar = "NAME", .help = "draft model preset, 'same', 'ngram' "
+      "or a drafter head, 'eagle', 'eagle3', 'mtp' (as for roofline; not needed without speculation)" },
     { .name = "--hardware", SD_FIELD(R, hardware, TEXT), .metavar = "NAME", .help = "accelerator preset" },
     { .name = "--rate", SD_FIELD(R, rate, LIST), .metavar = "LIST", .help = "Poisson arrivals, requests a second, in "
       "{range}", .domain = &SERVING_RATE },

@@ -11,9 +11,9 @@
 #include "specdec/serving.h"
 
 const sd_model_spec TARGET_8B = { "llama-3.1-8b", 8.03e9, 8.03e9, 32, 4096, 32, 8, 128, 14336, 128256, 1, 1,
-                                         SD_BF16, SD_BF16, SD_BF16, SD_BF16 };
+                                         SD_BF16, SD_BF16, SD_BF16, SD_BF16, 0 };
 const sd_model_spec DRAFT_1B = { "llama-3.2-1b", 1.23e9, 1.23e9, 16, 2048, 32, 8, 64, 8192, 128256, 1, 1,
-                                        SD_BF16, SD_BF16, SD_BF16, SD_BF16 };
+                                        SD_BF16, SD_BF16, SD_BF16, SD_BF16, 0 };
 const sd_hardware H100_SXM = { "h100-sxm", "hopper",
                                       { [SD_BF16] = 989.4e12, [SD_FP16] = 989.4e12, [SD_FP8] = 1978.9e12,
                                         [SD_INT8] = 1978.9e12 },

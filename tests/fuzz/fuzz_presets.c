@@ -48,7 +48,8 @@ typedef struct {
 static const col MODELS[] = { NAME("name"),       POS("params_total", 1), POS("params_active", 1), POS("layers", 1),
                               POS("d_model", 1),  POS("heads", 1),        POS("kv_heads", 1),      POS("head_dim", 1),
                               POS("d_ff", 1),     POS("vocab", 1),        POS("experts", 1),       POS("experts_active", 1),
-                              TYPE("weight_dtype"), TYPE("kv_dtype"),     TYPE("act_dtype"),       TYPE("compute_dtype") };
+                              TYPE("weight_dtype"), TYPE("kv_dtype"),     TYPE("act_dtype"),       TYPE("compute_dtype"),
+                              { "fuse", K_NUM, 0, 64, 1, 1, 1, 0 } };
 static const col HARDWARE[] = { NAME("name"),          POS("tflops_bf16", 1e12), DASH("tflops_fp16"),
                                 DASH("tflops_fp8"),    DASH("tflops_int8"),      DASH("tflops_fp4"),
                                 POS("bandwidth_tbs", 1e12), POS("memory_gb", 1e9), POS("link_gbs", 1e9),
@@ -200,7 +201,8 @@ static void fuzz_models(const char *path, const ref_tsv *ref)
               "model %zu: name '%.64s'", i, s->name);
         const double got[] = { NAN,        s->params_total, s->params_active, s->layers,   s->d_model, s->heads,
                                s->kv_heads, s->head_dim,    s->d_ff,          s->vocab,    s->experts,
-                               s->experts_active, (double)s->weight, (double)s->kv, (double)s->act, (double)s->compute };
+                               s->experts_active, (double)s->weight, (double)s->kv, (double)s->act, (double)s->compute,
+                               s->fuse };
         for (size_t k = 1; k < N(MODELS); k++)
             check_value(got[k], w[k], "model", i, MODELS[k].col);
     }

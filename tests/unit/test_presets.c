@@ -121,6 +121,44 @@ START_TEST(presets_and_bad_files)
 }
 END_TEST
 
+/* The drafter heads built from Llama-3.1-8B, their weights counted tensor by tensor from the
+ * checkpoints' shapes: EAGLE-3's (SpecForge's LlamaForCausalLMEagle3 with an 8B target: fc
+ * 12288 x 4096, q/k/v/o 4096 x 4096, 1024 x 4096 twice, 4096 x 4096, gate/up/down 14336 x 4096
+ * three times, lm_head 32000 x 4096; its q/k/v read 2 d in the checkpoint, d here), about the
+ * 811 MB in bf16 SpecForge's docs state; EAGLE-1's with an fc of 8192 x 4096 and the target's
+ * 128256-token LM head; an MTP module keeps a mixture's experts; an unknown kind is refused. */
+START_TEST(drafter_heads)
+{
+    sd_presets p;
+    sd_error err;
+    const sd_model_spec *l8, *moe;
+    ck_assert_int_eq(sd_presets_load(NULL, NULL, NULL, &p, &err), SD_OK);
+    ck_assert_int_eq(sd_presets_model(&p, "target", "llama-3.1-8b", &l8, &err), SD_OK);
+    ck_assert_int_eq(sd_presets_model(&p, "target", "qwen3-30b-a3b", &moe, &err), SD_OK);
+    sd_model_spec h;
+    ck_assert_int_eq(sd_presets_drafter(l8, "--draft", "eagle3", &h, &err), SD_OK);
+    const double attn = 4096.0 * 4096 + 1024.0 * 4096 * 2 + 4096.0 * 4096, mlp = 14336.0 * 4096 * 3;
+    ck_assert_str_eq(h.name, "eagle3");
+    ck_assert_double_eq(h.layers, 1);
+    ck_assert_double_eq(h.fuse, 3);
+    ck_assert_double_eq(h.vocab, 32000);
+    ck_assert_rel(h.params_total, 12288.0 * 4096 + attn + mlp + 32000.0 * 4096, 1e-15);
+    ck_assert_msg(fabs(h.params_total * 2 / 811e6 - 1) < 0.02, "%.4g bytes", h.params_total * 2);
+    ck_assert_int_eq(sd_presets_drafter(l8, "--draft", "eagle", &h, &err), SD_OK);
+    ck_assert_rel(h.params_total, 8192.0 * 4096 + attn + mlp + 128256.0 * 4096, 1e-15);
+    ck_assert_int_eq(sd_presets_drafter(moe, "--draft", "mtp", &h, &err), SD_OK);
+    ck_assert_double_eq(h.experts, moe->experts);
+    ck_assert(h.params_active < h.params_total);
+    ck_assert_int_eq(sd_presets_drafter(moe, "--draft", "eagle", &h, &err), SD_OK);
+    ck_assert_double_eq(h.experts, 1);
+    h.layers = 99;
+    ck_assert_int_eq(sd_presets_drafter(l8, "--draft", "medusa", &h, &err), SD_EINVAL);
+    ck_assert_str_eq(err.msg, "--draft: unknown drafter head 'medusa'; known: eagle, eagle3, mtp");
+    ck_assert_double_eq(h.layers, 99);
+    sd_presets_free(&p);
+}
+END_TEST
+
 Suite *presets_suite(void)
 {
     Suite *s = suite_create("presets");
@@ -128,6 +166,7 @@ Suite *presets_suite(void)
     tcase_add_test(tc, presets_and_bad_files);
     tcase_add_test(tc, presets_add_up);
     tcase_add_test(tc, check_wants_a_peak_for_the_compute_type);
+    tcase_add_test(tc, drafter_heads);
     suite_add_tcase(s, tc);
     return s;
 }
