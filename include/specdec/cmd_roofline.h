@@ -20,6 +20,7 @@ typedef struct {
     const char *alpha_by_context;          /* --alpha-by-context FILE: TSV of context and alpha */
     sd_command_list batch, context, gamma; /* --batch, --context, --gamma lists */
     double verify_tokens;                  /* --verify-tokens T: default gamma + 1 */
+    double proposal_rate;                  /* --proposal-rate R: in [0.001, 1]; default 1 (cost.h) */
     int breakdown;                         /* --breakdown: one pass's operators instead */
     double prefill, prefill_cached;        /* --prefill P, --prefill-cached C: with breakdown */
     int schedule;                          /* --schedule: the draft length per batch bucket instead */

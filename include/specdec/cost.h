@@ -69,6 +69,10 @@
  * eq. (10) with c = c_effective.  An engine profile (loop.h) adds the
  * loop's own time to both: c_effective = (t_draft + tau_d + B tau_ds) / T_0
  * and verify_cost_ratio = (T_g - gamma (t_draft + tau_d + B tau_ds)) / T_0.
+ * A proposer that drafts only where it finds a match (n-gram, suffix
+ * lookup) at proposal rate r: r B sequences verify T_v tokens and the
+ * rest one, in the same pass, and an iteration emits r E(N) + (1 - r)
+ * tokens a sequence (the draft passes, if any, still run over the batch).
  */
 #ifndef SPECDEC_COST_H
 #define SPECDEC_COST_H
@@ -175,6 +179,7 @@ typedef struct {
     double draft_window;         /* the draft reads at most this many cached tokens; 0: all */
     double verify_tokens;        /* tokens verified per sequence per pass; 0: gamma + 1 */
     sd_loop_params loop;         /* the speculation loop's own time (loop.h); sd_loop_none(): the roofline alone */
+    double proposal_rate;        /* the share of sequences that draft at a step, (0, 1]; 0 or 1: every one */
     double alpha;
     const double *acc;
     size_t nacc;

@@ -271,6 +271,31 @@ static double verify_tokens(const sd_roofline_request *rq, double g)
     return rq->verify_tokens > 0.0 ? rq->verify_tokens : g + 1.0;
 }
 
+/* The share of sequences that draft at a step (proposal_rate; 0: all). */
+static double rate(const sd_roofline_request *rq)
+{
+    return rq->proposal_rate > 0.0 ? rq->proposal_rate : 1.0;
+}
+
+/* Tokens a sequence emits an iteration: E(N) where it drafted, 1 where it did not. */
+static double emitted(const sd_roofline_request *rq, double en)
+{
+    return rate(rq) * en + (1.0 - rate(rq));
+}
+
+/* The verify pass: the drafting share of the batch over T_v tokens a sequence, the rest over one
+ * (a plain decode step); rate 1: exactly t_T(B, T_v, S).  *tokens, when not NULL, gets its tokens. */
+static double verify_pass(const sd_roofline_request *rq, double batch, double context, double tv, double *tokens,
+                          int *compute_bound)
+{
+    const double r = rate(rq);
+    const sd_cost_group g[2] = { { .sequences = batch * r, .tokens = tv, .context = context, .logits = tv },
+                                 { .sequences = batch * (1.0 - r), .tokens = 1.0, .context = context, .logits = 1.0 } };
+    if (tokens != NULL)
+        *tokens = batch * r * tv + batch * (1.0 - r);
+    return sd_cost_groups_time(rq->target, rq->hardware, &rq->params, g, 2, compute_bound);
+}
+
 /* T_g less its draft steps (loop.h): the verify pass with its premium, the iteration's own time,
  * the host's and the catch-up pass, at draft length g with en tokens an iteration; td is t_D(B, 1,
  * S_d).  Every loop term 0: exactly t_T(B, T_v, S). */
@@ -278,22 +303,21 @@ static double verify_part(const sd_roofline_request *rq, double batch, double co
                           double td, int *compute_bound)
 {
     const sd_loop_params *lp = &rq->loop;
-    double tv = verify_tokens(rq, g);
-    double t = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, tv, context, compute_bound);
+    double tokens, t = verify_pass(rq, batch, context, verify_tokens(rq, g), &tokens, compute_bound);
     double catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en,
                                                        draft_context(rq, context), NULL) - td
                                    : 0.0;
-    return t * (1.0 + lp->verify_premium) + lp->iteration + batch * tv * lp->iteration_token +
-           batch * lp->host_seq + catch_up;
+    return t * (1.0 + lp->verify_premium) + lp->iteration + tokens * lp->iteration_token + batch * lp->host_seq +
+           catch_up;
 }
 
 void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double context, double gamma, double en,
                             sd_cost_iteration *out)
 {
     const sd_loop_params *lp = &rq->loop;
-    double sd = draft_context(rq, context), tv = verify_tokens(rq, gamma);
+    double sd = draft_context(rq, context), tokens;
     double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, sd, NULL);
-    double verify = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, tv, context, NULL);
+    double verify = verify_pass(rq, batch, context, verify_tokens(rq, gamma), &tokens, NULL);
     *out = (sd_cost_iteration){
         .plain = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL) +
                  batch * lp->host_seq,
@@ -304,7 +328,7 @@ void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double 
                                  : 0.0,
         .verify = verify,
         .verify_premium = verify * lp->verify_premium,
-        .iteration = lp->iteration + batch * tv * lp->iteration_token,
+        .iteration = lp->iteration + tokens * lp->iteration_token,
         .host = batch * lp->host_seq,
     };
     out->total = out->draft + out->draft_loop + out->catch_up + out->verify + out->verify_premium + out->iteration +
@@ -339,7 +363,7 @@ void sd_cost_roofline(const sd_roofline_request *rq, double batch, double contex
         double g = rq->gammas[i], en = expected_tokens(rq, alpha, g);
         gmax = fmax(gmax, g);
         double ratio = verify_part(rq, batch, context, g, en, td, NULL) / t0;
-        double f = en / (g * out->c_effective + ratio);
+        double f = emitted(rq, en) / (g * out->c_effective + ratio);
         if (f > out->improvement_opt) {
             out->gamma_opt = g;
             out->improvement_opt = f;

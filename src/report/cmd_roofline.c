@@ -11,6 +11,7 @@
 
 static const sd_domain RGAMMA = { "--gamma", 1, 256, 1 };
 static const sd_domain VERIFY_TOKENS = { "--verify-tokens", 1, 4096, 1 };
+static const sd_domain PROPOSAL_RATE = { "--proposal-rate", 1e-3, 1, 0 };
 
 /* What one run holds and must release. */
 typedef struct {
@@ -37,6 +38,8 @@ static sd_status read_setting(const sd_command_args *a, setting *s, sd_roofline_
         return st;
     if (sd_command_args_given(a, "--verify-tokens"))
         st = sd_command_args_number(a, &VERIFY_TOKENS, &rq->verify_tokens, err);
+    if (st == SD_OK && sd_command_args_given(a, "--proposal-rate"))
+        st = sd_command_args_number(a, &PROPOSAL_RATE, &rq->proposal_rate, err);
     return st;
 }
 
@@ -283,7 +286,7 @@ static sd_status run_roofline(const sd_command_args *a, sd_table **out, char **t
 
 sd_cmd_roofline_request sd_cmd_roofline_defaults(void)
 {
-    return (sd_cmd_roofline_request){ .alpha = NAN, .verify_tokens = NAN, .prefill = NAN, .prefill_cached = NAN,
+    return (sd_cmd_roofline_request){ .alpha = NAN, .verify_tokens = NAN, .proposal_rate = NAN, .prefill = NAN, .prefill_cached = NAN,
                                       .export_engine = -1, .counts_gamma = NAN, .calibrate_by = -1,
                                       .cost = sd_cmd_cost_defaults() };
 }
@@ -335,6 +338,9 @@ static const sd_command_field FIELDS[] = {
       "(default {default})", .domain = &RGAMMA, .dflt = "1:16" },
     { .name = "--verify-tokens", SD_FIELD(R, verify_tokens, REAL), .metavar = "T", .help = "tokens verified per "
       "sequence per pass, in {range} (default gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
+    { .name = "--proposal-rate", SD_FIELD(R, proposal_rate, REAL), .metavar = "R", .help = "the share of sequences "
+      "that draft at a step, in {range}: a proposer that drafts only where the context matches (n-gram, suffix "
+      "lookup); the rest verify one token in the same pass (default 1)", .domain = &PROPOSAL_RATE },
     { .name = "--breakdown", SD_FIELD(R, breakdown, FLAG), .help = "print one pass's operators (FLOPs, bytes, time, "
       "bound) instead" },
     { .name = "--prefill", SD_FIELD(R, prefill, REAL), .metavar = "P", .help = "with --breakdown: also the target's "

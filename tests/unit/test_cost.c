@@ -591,6 +591,35 @@ START_TEST(alpha_by_context_and_verify_tokens)
 }
 END_TEST
 
+/* A proposer that drafts for a share r of the batch (proposal_rate): the iteration emits r E(N) +
+ * 1 - r tokens a sequence over a verify pass of r B sequences of gamma + 1 tokens beside (1 - r) B
+ * of one; r = 1 (or 0, unset) is the roofline as it was, bit for bit; r -> 0 leaves nothing to gain. */
+START_TEST(proposal_rate)
+{
+    sd_cost_params cp = sd_cost_defaults();
+    static const double g3[] = { 3 };
+    sd_roofline_request rq = request(&cp, 0.9, g3, 1), all = rq;
+    rq.draft = all.draft = sd_presets_ngram();
+    sd_roofline_point r, a;
+    sd_cost_roofline(&all, 64, 768, &a);
+    rq.proposal_rate = 1.0;
+    sd_cost_roofline(&rq, 64, 768, &r);
+    ck_assert(memcmp(&r, &a, sizeof r) == 0);
+    rq.proposal_rate = 0.25;
+    sd_cost_roofline(&rq, 64, 768, &r);
+    const sd_cost_group g[2] = { { 16, 4, 768, 4 }, { 48, 1, 768, 1 } };
+    double t1 = sd_cost_step_time(&TARGET, &H100, &cp, 64, 1, 768, NULL);
+    double tv = sd_cost_groups_time(&TARGET, &H100, &cp, g, 2, NULL);
+    ck_assert_rel(r.verify_cost_ratio, tv / t1, 1e-14);
+    ck_assert_rel(r.improvement_opt, fmax(1.0, (0.25 * sd_theory_expected_tokens(0.9, 3) + 0.75) / (tv / t1)), 1e-14);
+    ck_assert(tv < sd_cost_step_time(&TARGET, &H100, &cp, 64, 4, 768, NULL)); /* fewer tokens than every row's 4 */
+    rq.proposal_rate = 1e-3;
+    rq.gammas = (const double[]){ 8 };
+    sd_cost_roofline(&rq, 1, 768, &r);
+    ck_assert(r.improvement_opt < 1.01);
+}
+END_TEST
+
 Suite *cost_suite(void)
 {
     Suite *s = suite_create("cost");
@@ -611,6 +640,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, compute_types);
     tcase_add_test(tc, magicdec_window);
     tcase_add_test(tc, alpha_by_context_and_verify_tokens);
+    tcase_add_test(tc, proposal_rate);
     suite_add_tcase(s, tc);
     return s;
 }
