@@ -32,6 +32,7 @@
  *   specdec/dtype.h     number types: fp4 ... fp32, their names and sizes
  *   specdec/presets.h   model and accelerator presets: shapes, number types, peaks, interconnect
  *   specdec/loop.h      engine profiles: the speculation loop's own time
+ *   specdec/specconfig.h vLLM's speculative config: the drafter and gamma it names
  *   specdec/cost.h      the roofline cost model, operator by operator or per pass
  *   specdec/calibrate.h the cost model fitted to measured step times
  *   specdec/counters.h  engines' speculative-decoding counters: Prometheus, vLLM and llama.cpp logs, TSV
@@ -112,6 +113,7 @@
 #include "specdec/presets.h"
 #include "specdec/ngram.h"
 #include "specdec/loop.h"
+#include "specdec/specconfig.h"
 #include "specdec/cost.h"
 #include "specdec/calibrate.h"
 #include "specdec/counters.h"

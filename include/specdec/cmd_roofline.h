@@ -21,6 +21,7 @@ typedef struct {
     sd_command_list batch, context, gamma; /* --batch, --context, --gamma lists */
     double verify_tokens;                  /* --verify-tokens T: default gamma + 1 */
     double proposal_rate;                  /* --proposal-rate R: in [0.001, 1]; default 1 (cost.h) */
+    const char *speculative_config;        /* --speculative-config JSON: vLLM's, for the drafter and gamma */
     int breakdown;                         /* --breakdown: one pass's operators instead */
     double prefill, prefill_cached;        /* --prefill P, --prefill-cached C: with breakdown */
     int schedule;                          /* --schedule: the draft length per batch bucket instead */

@@ -3,6 +3,7 @@
  * the presets (--list-models, --list-hardware) are cmd_roofline_passes.c's, the cost model fitted
  * to measured step times (--calibrate) cmd_roofline_calibrate.c's. */
 #include "cmd_roofline_impl.h"
+#include "specdec/specconfig.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ typedef struct {
     sd_cmd_costs costs;
     double *alpha_context, *alpha_value;
     sd_list acc;
+    sd_specconfig spec; /* --speculative-config's drafter and gamma (gamma 0: not given) */
 } setting;
 
 static void setting_free(setting *s)
@@ -30,10 +32,45 @@ static void setting_free(setting *s)
     sd_parse_list_free(&s->acc);
 }
 
+/* The draft: --draft, or the drafter --speculative-config names (vLLM's JSON; specconfig.h). */
+static sd_status read_draft(const sd_command_args *a, setting *s, const char **draft, sd_error *err)
+{
+    *draft = sd_command_args_value(a, "--draft");
+    if (!sd_command_args_given(a, "--speculative-config"))
+        return SD_OK;
+    if (*draft != NULL)
+        return sd_status_fail(err, SD_EINVAL, "--speculative-config: it names the drafter; give it or --draft, not "
+                              "both");
+    sd_status st = sd_specconfig_read(sd_command_args_value(a, "--speculative-config"), "--speculative-config",
+                                      &s->presets, &s->spec, err);
+    if (st == SD_OK && s->spec.gamma > 0 && sd_command_args_given(a, "--gamma"))
+        st = sd_status_fail(err, SD_EINVAL, "--speculative-config: its num_speculative_tokens is the draft length; "
+                            "give it or --gamma, not both");
+    *draft = s->spec.draft;
+    return st;
+}
+
+/* The draft lengths: --gamma's (range its default), or --speculative-config's one. */
+static sd_status gamma_list(const sd_command_args *a, const setting *s, const char *range, sd_list *gammas,
+                            sd_error *err)
+{
+    char one[32];
+    if (s->spec.gamma > 0) {
+        snprintf(one, sizeof one, "%.0f", s->spec.gamma);
+        return sd_parse_list(one, &RGAMMA, gammas, err);
+    }
+    if (range != NULL && !sd_command_args_given(a, "--gamma"))
+        return sd_parse_list(range, &RGAMMA, gammas, err);
+    return sd_command_args_list(a, &RGAMMA, gammas, err);
+}
+
 /* The request's models, hardware and cost terms (sd_cmd_cost_request) and the tokens verified. */
 static sd_status read_setting(const sd_command_args *a, setting *s, sd_roofline_request *rq, sd_error *err)
 {
-    sd_status st = sd_cmd_cost_request(a, &s->presets, rq, &s->costs, err);
+    const char *draft;
+    sd_status st = read_draft(a, s, &draft, err);
+    if (st == SD_OK)
+        st = sd_cmd_cost_request_for(a, &s->presets, draft, rq, &s->costs, err);
     if (st != SD_OK)
         return st;
     if (sd_command_args_given(a, "--verify-tokens"))
@@ -58,7 +95,7 @@ static sd_status read_acceptance(const sd_command_args *a, setting *s, sd_list *
         return sd_status_fail(err, SD_EINVAL, "--counts-gamma: it gives the draft length of --counts FILE");
     if (sd_command_args_given(a, "--counts")) {
         double top = 0;
-        if ((st = sd_command_args_list(a, &RGAMMA, gammas, err)) != SD_OK)
+        if ((st = gamma_list(a, s, NULL, gammas, err)) != SD_OK)
             return st;
         for (size_t i = 0; i < gammas->n; i++)
             top = gammas->v[i] > top ? gammas->v[i] : top;
@@ -73,8 +110,7 @@ static sd_status read_acceptance(const sd_command_args *a, setting *s, sd_list *
         snprintf(range, sizeof range, "1:%zu", s->acc.n < 256 ? s->acc.n : (size_t)256);
         rq->acc = s->acc.v;
         rq->nacc = s->acc.n;
-        st = sd_command_args_given(a, "--gamma") ? sd_command_args_list(a, &RGAMMA, gammas, err)
-                                                 : sd_parse_list(range, &RGAMMA, gammas, err);
+        st = gamma_list(a, s, range, gammas, err);
         for (size_t i = 0; st == SD_OK && i < gammas->n; i++)
             if (gammas->v[i] > (double)s->acc.n)
                 st = sd_status_fail(err, SD_EINVAL, "--gamma: %.17g is past the %zu positions of --acceptance; with "
@@ -85,9 +121,9 @@ static sd_status read_acceptance(const sd_command_args *a, setting *s, sd_list *
             return st;
         rq->alpha_context = s->alpha_context;
         rq->alpha_value = s->alpha_value;
-        st = sd_command_args_list(a, &RGAMMA, gammas, err);
+        st = gamma_list(a, s, NULL, gammas, err);
     } else if ((st = sd_command_args_number(a, &SD_CMD_ALPHA, &rq->alpha, err)) == SD_OK)
-        st = sd_command_args_list(a, &RGAMMA, gammas, err);
+        st = gamma_list(a, s, NULL, gammas, err);
     rq->gammas = gammas->v;
     rq->ngammas = gammas->n;
     return st;
@@ -259,6 +295,12 @@ static sd_status run_pair(const sd_command_args *a, setting *s, sd_list *l, sd_t
         return st;
     for (size_t j = 0; j < l[1].n && st == SD_OK; j++)
         st = schedule ? schedule_rows(&rq, &l[0], l[1].v[j], *t, err) : point_rows(&rq, s, &l[0], l[1].v[j], *t, err);
+    char at[48] = "";
+    if (s->spec.gamma > 0)
+        snprintf(at, sizeof at, " at gamma %.0f", s->spec.gamma);
+    if (st == SD_OK && s->spec.draft[0] != '\0')
+        st = sd_table_note(*t, err, "--speculative-config: method %s, priced as the drafter %s%s.", s->spec.method,
+                           s->spec.draft, at);
     return st == SD_OK ? sd_cmd_costs_note(a, &s->costs, &rq, !schedule, *t, err) : st;
 }
 
@@ -338,6 +380,10 @@ static const sd_command_field FIELDS[] = {
       "(default {default})", .domain = &RGAMMA, .dflt = "1:16" },
     { .name = "--verify-tokens", SD_FIELD(R, verify_tokens, REAL), .metavar = "T", .help = "tokens verified per "
       "sequence per pass, in {range} (default gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
+    { .name = "--speculative-config", SD_FIELD(R, speculative_config, TEXT), .metavar = "JSON", .help = "the drafter "
+      "and gamma from vLLM's speculative config as you launch with it (its method -- ngram, suffix, eagle, eagle3, "
+      "an MTP method, draft_model with a preset's model -- and num_speculative_tokens) instead of --draft and "
+      "--gamma" },
     { .name = "--proposal-rate", SD_FIELD(R, proposal_rate, REAL), .metavar = "R", .help = "the share of sequences "
       "that draft at a step, in {range}: a proposer that drafts only where the context matches (n-gram, suffix "
       "lookup); the rest verify one token in the same pass (default 1)", .domain = &PROPOSAL_RATE },

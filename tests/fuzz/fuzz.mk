@@ -25,7 +25,7 @@ ifeq ($(strip $(FUZZ_READERS)),)
 $(error tests/fuzz/fuzz.mk: no line SD_COUNTERS_READER(ID) in src/counters/readers.def)
 endif
 FUZZ_NAMES         ?= parse tsv_dist presets scenario counters $(FUZZ_READERS:%=counters_%) \
-                      partial npy json tree serving ufunc
+                      partial npy json tree serving ufunc specconfig
 
 FUZZ_DIR  := $(BUILD)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -112,7 +112,7 @@ int main(void)
         /* io */ data_suite, format_suite, json_suite, parse_suite, table_suite, tsv_suite,
         /* theory */ theory_suite, tree_suite, ufunc_suite,
         /* random */ cdf_suite, dist_suite, npy_suite, rng_suite, sampling_suite,
-        /* cost */ calibrate_suite, cost_suite, loop_suite, dtype_suite, presets_suite,
+        /* cost */ calibrate_suite, cost_suite, loop_suite, specconfig_suite, dtype_suite, presets_suite,
         /* model */ model_suite, ngram_suite, synth_suite,
         /* mc */ engine_suite, engine_stats_suite, gof_suite, partial_suite, path_suite, sample_suite, step_suite, verify_suite,
         /* counters */ counters_suite, counters_json_suite, counters_prometheus_suite, fit_suite,

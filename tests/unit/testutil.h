@@ -38,6 +38,7 @@ Suite *sampling_suite(void);
 Suite *calibrate_suite(void); /* cost */
 Suite *cost_suite(void);
 Suite *loop_suite(void);
+Suite *specconfig_suite(void);
 Suite *dtype_suite(void);
 Suite *presets_suite(void);
 Suite *model_suite(void); /* model */
