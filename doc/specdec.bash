@@ -42,7 +42,7 @@ _specdec_options()
     policies) echo "--cost --gamma-max --thresholds --tokens --threads $_specdec_model_options --shard --sweep --format --help" ;;
     sample)   echo "--draws --drafts --verify --seed --shard --sweep --format --help" ;;
     validate) echo "--quick --only --seed --threads --shard --sweep --format --help" ;;
-    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --verify-tokens --proposal-rate --speculative-config --breakdown --prefill --prefill-cached --schedule --export --counts --counts-gamma --calibrate --calibrate-by --save-calibration --list-models --list-hardware --models-file --hardware-file $_specdec_cost_options --format --help" ;;
+    roofline) echo "--target --draft --hardware --alpha --acceptance --alpha-by-context --batch --context --gamma --verify-tokens --proposal-rate --speculative-config --mean-length-by-gamma --breakdown --prefill --prefill-cached --schedule --export --counts --counts-gamma --calibrate --calibrate-by --save-calibration --list-models --list-hardware --models-file --hardware-file $_specdec_cost_options --format --help" ;;
     serving)  echo "--target --draft --hardware --rate --users --trace --prompt --output --gamma --gamma-max --alpha --acceptance --counts --counts-gamma --max-num-seqs --max-num-batched-tokens --memory-fraction --slo-ttft --slo-tpot --method --requests --warmup --replications --seed $_specdec_cost_options --shard --sweep --format --help" ;;
     merge)    echo "--format --help" ;;
     plot)     echo "--out --format --alpha --cost --gamma --mu --tokens --input --seed --threads --p-npy --q-npy --npy-input --help" ;;
@@ -227,7 +227,7 @@ _specdec()
         _specdec_reply "$(_specdec_presets --list-hardware)"
         return 0 ;;
     --from | --p-file | --q-file | --models-file | --hardware-file | --since | --export-prometheus | --export-profile | --input | \
-        --alpha-by-context | --calibrate | --save-calibration | --calibration | --engine-profiles | --sweep | --p-npy | --q-npy | --corpus)
+        --alpha-by-context | --calibrate | --save-calibration | --calibration | --engine-profiles | --mean-length-by-gamma | --sweep | --p-npy | --q-npy | --corpus)
         _specdec_compgen_files
         return 0 ;;
     --out | --data)

@@ -101,6 +101,8 @@ printf '{"meta_info": {"spec_verify_ct": 3, "spec_num_correct_drafts": 1, "spec_
 printf '{"schema_version": "1.0", "measured": true, "num_speculative_tokens": 3,\n "marginal_accept_rates": [0.6, 0.3, 0.0],\n "mean_accept_length": 1.95}\n' > "$T/profile-bad.json"
 # an engine profile (loop.h) of a drafter kind specdec does not know
 printf 'engine\tdrafter\tsource\tdraft_step_ms\tdraft_step_seq_us\titeration_ms\titeration_token_us\thost_seq_us\tverify_premium\tcatch_up\nx\tmedusa\ts\t0\t0\t1\t0\t0\t0\toff\n' > "$T/engine-profiles-bad.tsv"
+# a mean length above what 3 drafts can emit
+printf 'gamma\tmean_length\n3\t5\n' > "$T/mean-length-above.tsv"
 # an engine with a profile for n-gram drafting only
 printf 'engine\tdrafter\tsource\tdraft_step_ms\tdraft_step_seq_us\titeration_ms\titeration_token_us\thost_seq_us\tverify_premium\tcatch_up\nx\tngram\ts\t0\t0\t1\t0\t0\t0\toff\n' > "$T/engine-profiles-ngram.tsv"
 # fit --export-profile's file, read back by the speculation-profile reader

@@ -22,6 +22,7 @@ typedef struct {
     double verify_tokens;                  /* --verify-tokens T: default gamma + 1 */
     double proposal_rate;                  /* --proposal-rate R: in [0.001, 1]; default 1 (cost.h) */
     const char *speculative_config;        /* --speculative-config JSON: vLLM's, for the drafter and gamma */
+    const char *mean_length_by_gamma;      /* --mean-length-by-gamma FILE: E(N) by gamma (cost.h) */
     int breakdown;                         /* --breakdown: one pass's operators instead */
     double prefill, prefill_cached;        /* --prefill P, --prefill-cached C: with breakdown */
     int schedule;                          /* --schedule: the draft length per batch bucket instead */

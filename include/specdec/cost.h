@@ -185,16 +185,28 @@ typedef struct {
     size_t nacc;
     const double *alpha_context, *alpha_value;
     size_t nalpha;
+    const double *mean_length; /* when not NULL, E(N) as measured at gamma = 1..nmean (NaN: not measured), */
+    size_t nmean;              /* in place of alpha and acc; a gamma not measured is not considered */
     const double *gammas; /* ngammas whole draft lengths >= 1 */
     size_t ngammas;
 } sd_roofline_request;
+
+/* A TSV file with columns gamma (whole, in [1, 256], each once) and
+ * mean_length (E(N) at that gamma, the bonus token included, in [1, gamma
+ * + 1]), at least one row: a published curve of mean accepted length per
+ * draft length, as benchmark suites give them.  Into a malloc'd array of
+ * *n = the largest gamma values (free() it), E(N) at gamma g in [g - 1],
+ * NaN where the file has no row, as a request's mean_length.  SD_EINVAL
+ * names the file, line and column; SD_ENOMEM.  On failure nothing is
+ * written or held. */
+SD_API sd_status sd_cost_load_mean_lengths(const char *path, double **mean_length, size_t *n, sd_error *err);
 
 /* A request with the default cost parameters for both models, no loop
  * time (sd_loop_none) and nothing else set.  Never fails. */
 SD_API sd_roofline_request sd_cost_roofline_defaults(void);
 
 /* The acceptance rate the request gives at context S (alpha, or the
- * interpolated table).  NaN when acc is set. */
+ * interpolated table).  NaN when acc or mean_length is set. */
 SD_API double sd_cost_alpha_at(const sd_roofline_request *rq, double context);
 
 /* A TSV file with columns context (whole tokens, >= 0) and alpha (in

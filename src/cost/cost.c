@@ -217,7 +217,7 @@ double sd_cost_step_time(const sd_model_spec *m, const sd_hardware *h, const sd_
 
 double sd_cost_alpha_at(const sd_roofline_request *rq, double context)
 {
-    if (rq->acc != NULL)
+    if (rq->acc != NULL || rq->mean_length != NULL)
         return NAN;
     if (rq->alpha_context == NULL)
         return rq->alpha;
@@ -257,9 +257,11 @@ int sd_cost_fits(const sd_roofline_request *rq, double batch, double context, do
     return weights + kv <= rq->hardware->memory * rq->params.tp;
 }
 
-/* E(N) at draft length g and acceptance alpha (or the acc vector). */
+/* E(N) at draft length g and acceptance alpha (or the acc vector, or as measured). */
 static double expected_tokens(const sd_roofline_request *rq, double alpha, double g)
 {
+    if (rq->mean_length != NULL)
+        return g >= 1.0 && g <= (double)rq->nmean ? rq->mean_length[(size_t)g - 1] : NAN;
     if (rq->acc != NULL)
         return sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc);
     return sd_theory_expected_tokens(alpha, g);
@@ -450,6 +452,55 @@ sd_status sd_cost_load_alpha_by_context(const char *path, double **context, doub
     *context = c;
     *alpha = a;
     *n = rows;
+    return SD_OK;
+}
+
+typedef struct {
+    double gamma, mean_length;
+    size_t line;
+} mean_row;
+
+sd_status sd_cost_load_mean_lengths(const char *path, double **mean_length, size_t *n, sd_error *err)
+{
+    static const sd_records_col cols[] = {
+        { .col = "gamma", .kind = SD_RECORDS_NUMBER, .offset = offsetof(mean_row, gamma), .min = 1, .max = 256,
+          .whole = 1, .scale = 1 },
+        { .col = "mean_length", .kind = SD_RECORDS_NUMBER, .offset = offsetof(mean_row, mean_length), .min = 1,
+          .max = 257, .scale = 1 },
+    };
+    const sd_records_layout layout = { cols, 2, sizeof(mean_row), offsetof(mean_row, line) };
+    void *rec;
+    size_t rows, top = 0;
+    sd_status st = sd_records_load(path, &layout, &rec, &rows, err);
+    if (st != SD_OK)
+        return st;
+    mean_row *r = rec;
+    for (size_t i = 0; i < rows; i++)
+        top = (size_t)r[i].gamma > top ? (size_t)r[i].gamma : top;
+    double *en = malloc((top ? top : 1) * sizeof *en);
+    if (en == NULL)
+        st = sd_status_fail(err, SD_ENOMEM, "out of memory");
+    else if (rows == 0)
+        st = sd_status_fail(err, SD_EINVAL, "%s: no rows; give gamma and mean_length for at least one gamma", path);
+    for (size_t g = 0; st == SD_OK && g < top; g++)
+        en[g] = NAN;
+    for (size_t i = 0; i < rows && st == SD_OK; i++) {
+        size_t g = (size_t)r[i].gamma;
+        if (!isnan(en[g - 1]))
+            st = sd_status_fail(err, SD_EINVAL, "%s:%zu: gamma: %zu is given twice", path, r[i].line, g);
+        else if (r[i].mean_length > (double)g + 1.0)
+            st = sd_status_fail(err, SD_EINVAL, "%s:%zu: mean_length: %.17g is above gamma + 1 = %zu, the most an "
+                                "iteration of %zu drafts emits", path, r[i].line, r[i].mean_length, g + 1, g);
+        else
+            en[g - 1] = r[i].mean_length;
+    }
+    free(rec);
+    if (st != SD_OK) {
+        free(en);
+        return st;
+    }
+    *mean_length = en;
+    *n = top;
     return SD_OK;
 }
 

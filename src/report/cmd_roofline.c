@@ -21,6 +21,7 @@ typedef struct {
     double *alpha_context, *alpha_value;
     sd_list acc;
     sd_specconfig spec; /* --speculative-config's drafter and gamma (gamma 0: not given) */
+    double *mean_length; /* --mean-length-by-gamma's E(N) by gamma */
 } setting;
 
 static void setting_free(setting *s)
@@ -29,6 +30,7 @@ static void setting_free(setting *s)
     sd_cmd_costs_free(&s->costs);
     free(s->alpha_context);
     free(s->alpha_value);
+    free(s->mean_length);
     sd_parse_list_free(&s->acc);
 }
 
@@ -80,6 +82,36 @@ static sd_status read_setting(const sd_command_args *a, setting *s, sd_roofline_
     return st;
 }
 
+/* --mean-length-by-gamma FILE: E(N) as measured at each gamma, and the gammas (the measured
+ * ones, or --gamma's, each measured). */
+static sd_status read_mean_lengths(const sd_command_args *a, setting *s, sd_list *gammas, sd_roofline_request *rq,
+                                   sd_error *err)
+{
+    const char *path = sd_command_args_value(a, "--mean-length-by-gamma");
+    sd_status st = sd_cost_load_mean_lengths(path, &s->mean_length, &rq->nmean, err);
+    if (st != SD_OK)
+        return st;
+    rq->mean_length = s->mean_length;
+    if (sd_command_args_given(a, "--gamma") || s->spec.gamma > 0) {
+        if ((st = gamma_list(a, s, NULL, gammas, err)) != SD_OK)
+            return st;
+        for (size_t i = 0; i < gammas->n; i++)
+            if (gammas->v[i] > (double)rq->nmean || isnan(rq->mean_length[(size_t)gammas->v[i] - 1]))
+                return sd_status_fail(err, SD_EINVAL, "--gamma: %.17g has no row in %s; its mean length is not "
+                                      "measured", gammas->v[i], path);
+    } else {
+        char list[1200] = "";
+        for (size_t g = 1; g <= rq->nmean; g++)
+            if (!isnan(rq->mean_length[g - 1]))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%zu", list[0] ? "," : "", g);
+        if ((st = sd_parse_list(list, &RGAMMA, gammas, err)) != SD_OK)
+            return st;
+    }
+    rq->gammas = gammas->v;
+    rq->ngammas = gammas->n;
+    return SD_OK;
+}
+
 /* The acceptance (--alpha, --alpha-by-context or the --acceptance vector
  * with gamma = 1..G) and the draft lengths into rq. */
 static sd_status read_acceptance(const sd_command_args *a, setting *s, sd_list *gammas, sd_roofline_request *rq,
@@ -87,10 +119,12 @@ static sd_status read_acceptance(const sd_command_args *a, setting *s, sd_list *
 {
     sd_status st;
     int given = sd_command_args_given(a, "--acceptance") + sd_command_args_given(a, "--alpha") + sd_command_args_given(a, "--alpha-by-context") +
-                sd_command_args_given(a, "--counts");
+                sd_command_args_given(a, "--counts") + sd_command_args_given(a, "--mean-length-by-gamma");
     if (given != 1)
         return sd_status_fail(err, SD_EINVAL, "roofline: give --alpha A, --alpha-by-context FILE, --acceptance "
-                              "A1,...,AG or --counts FILE (one of them)");
+                              "A1,...,AG, --counts FILE or --mean-length-by-gamma FILE (one of them)");
+    if (sd_command_args_given(a, "--mean-length-by-gamma"))
+        return read_mean_lengths(a, s, gammas, rq, err);
     if (sd_command_args_given(a, "--counts-gamma") && !sd_command_args_given(a, "--counts"))
         return sd_status_fail(err, SD_EINVAL, "--counts-gamma: it gives the draft length of --counts FILE");
     if (sd_command_args_given(a, "--counts")) {
@@ -202,6 +236,10 @@ static sd_status point_rows(const sd_roofline_request *rq, const setting *s, con
         sd_theory_alpha_from_length(sd_theory_expected_tokens_vec(rq->acc, rq->nacc), (double)rq->nacc, &alpha, err) !=
             SD_OK)
         return SD_EINVAL;
+    /* measured mean lengths: the i.i.d. alpha with the largest gamma's E(N) */
+    if (rq->mean_length != NULL && sd_theory_alpha_from_length(rq->mean_length[rq->nmean - 1], (double)rq->nmean,
+                                                               &alpha, err) != SD_OK)
+        return SD_EINVAL;
     for (size_t i = 0; i < batch->n && st == SD_OK; i++) {
         sd_roofline_point r;
         sd_cost_roofline(rq, batch->v[i], ctx, &r);
@@ -298,6 +336,9 @@ static sd_status run_pair(const sd_command_args *a, setting *s, sd_list *l, sd_t
     char at[48] = "";
     if (s->spec.gamma > 0)
         snprintf(at, sizeof at, " at gamma %.0f", s->spec.gamma);
+    if (st == SD_OK && rq.mean_length != NULL && !schedule)
+        st = sd_table_note(*t, err, "--mean-length-by-gamma: each gamma's improvement takes its measured mean length; "
+                           "alpha is the i.i.d. rate with the mean length at gamma %zu.", rq.nmean);
     if (st == SD_OK && s->spec.draft[0] != '\0')
         st = sd_table_note(*t, err, "--speculative-config: method %s, priced as the drafter %s%s.", s->spec.method,
                            s->spec.draft, at);
@@ -380,6 +421,9 @@ static const sd_command_field FIELDS[] = {
       "(default {default})", .domain = &RGAMMA, .dflt = "1:16" },
     { .name = "--verify-tokens", SD_FIELD(R, verify_tokens, REAL), .metavar = "T", .help = "tokens verified per "
       "sequence per pass, in {range} (default gamma + 1; tree drafts)", .domain = &VERIFY_TOKENS },
+    { .name = "--mean-length-by-gamma", SD_FIELD(R, mean_length_by_gamma, TEXT), .metavar = "FILE", .help = "a TSV "
+      "of gamma and mean_length, E(N) as measured or published at each draft length, instead of --alpha: the gammas "
+      "considered are its rows" },
     { .name = "--speculative-config", SD_FIELD(R, speculative_config, TEXT), .metavar = "JSON", .help = "the drafter "
       "and gamma from vLLM's speculative config as you launch with it (its method -- ngram, suffix, eagle, eagle3, "
       "an MTP method, draft_model with a preset's model -- and num_speculative_tokens) instead of --draft and "

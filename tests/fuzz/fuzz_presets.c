@@ -1,8 +1,9 @@
 /* fuzz_presets.c -- every TSV file of records the cost model reads: model and
  * hardware presets (presets.h), measured step times and saved calibrations
- * (calibrate.h), acceptance by context (cost.h), engine profiles (loop.h).
+ * (calibrate.h), acceptance by context and mean lengths by gamma (cost.h),
+ * engine profiles (loop.h).
  *
- * Input: the whole file, which all six loaders read.  For each, the harness
+ * Input: the whole file, which all seven loaders read.  For each, the harness
  * holds the documented columns (the header comments of presets.h,
  * calibrate.h and cost.h, restated in the tables below) and reads the file
  * with the reference reader of fuzz_common.h.  Properties:
@@ -13,6 +14,7 @@
  *     unpublished (0), a number type one of fp4 fp8 int8 bf16 fp16 fp32,
  *     params_active <= params_total and experts_active <= experts,
  *     contexts strictly increasing and at least 2 rows for the acceptance;
+ *     a mean length at most gamma + 1, each gamma once, at least one row;
  *     on or off for a switch, a profile's drafter one of loop.h's kinds and
  *     each (engine, drafter) pair once.
  *     Preset figures are also bounded above so that no product overflows,
@@ -86,6 +88,7 @@ static const col PROFILES[] = { NAME("engine"), NAME("drafter"), NAME("source"),
                                 { "host_seq_us", K_NUM, 0, 1e6, 0, 0, 1e-6, 0 },
                                 { "verify_premium", K_NUM, 0, 10, 0, 0, 1, 0 },
                                 { "catch_up", K_SWITCH, 0, 0, 0, 0, 0, 0 } };
+static const col MEANS[] = { { "gamma", K_NUM, 1, 256, 1, 0, 1, 0 }, { "mean_length", K_NUM, 1, 257, 0, 0, 1, 0 } };
 static const col ALPHAS[] = { { "context", K_NUM, 0, 16777216, 0, 0, 1, 0 }, { "alpha", K_NUM, 0, 1, 0, 0, 1, 0 } };
 #define N(a) (sizeof a / sizeof a[0])
 
@@ -422,6 +425,40 @@ static void fuzz_profiles(const char *path, const ref_tsv *ref)
     free(v);
 }
 
+static void fuzz_means(const char *path, const ref_tsv *ref)
+{
+    double *v;
+    size_t rows, top = 0;
+    int ok = reference(ref, MEANS, N(MEANS), &v, &rows) && rows >= 1;
+    for (size_t i = 0; ok && i < rows; i++) {
+        ok = v[i * 2 + 1] <= v[i * 2] + 1;
+        for (size_t j = 0; ok && j < i; j++)
+            ok = v[j * 2] != v[i * 2];
+        top = v[i * 2] > (double)top ? (size_t)v[i * 2] : top;
+    }
+    double *en = (double *)(uintptr_t)0x5eed;
+    size_t n = 4242;
+    sd_error err;
+    clear_error(&err);
+    sd_status st = sd_cost_load_mean_lengths(path, &en, &n, &err);
+    CHECK((st == SD_OK) == ok, "sd_cost_load_mean_lengths says %d, the reference %d [%s]", (int)st, ok, err.msg);
+    if (st != SD_OK) {
+        check_failure(st, &err, ok, 0, "sd_cost_load_mean_lengths");
+        CHECK(en == (double *)(uintptr_t)0x5eed && n == 4242, "sd_cost_load_mean_lengths failed but wrote");
+        free(v);
+        return;
+    }
+    CHECK(n == top, "%zu gammas; the largest row is %zu", n, top);
+    size_t set = 0;
+    for (size_t g = 0; g < n; g++)
+        set += !isnan(en[g]);
+    CHECK(set == rows, "%zu gammas set of %zu rows", set, rows);
+    for (size_t i = 0; i < rows; i++)
+        check_value(en[(size_t)v[i * 2] - 1], v[i * 2 + 1], "mean length", i, "mean_length");
+    free(en);
+    free(v);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *path = fuzz_file(data, size);
@@ -433,6 +470,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_calibrations(path, &ref);
     fuzz_alphas(path, &ref);
     fuzz_profiles(path, &ref);
+    fuzz_means(path, &ref);
     ref_tsv_free(&ref);
     return 0;
 }

@@ -620,6 +620,65 @@ START_TEST(proposal_rate)
 }
 END_TEST
 
+/* Measured mean lengths (sd_cost_load_mean_lengths, mean_length): each gamma's improvement is its
+ * measured E(N) over eq. (10)'s terms, computed here from the passes; the best of the measured
+ * gammas is kept (a brute-force argmax), the unmeasured ones are skipped; the file's rules. */
+START_TEST(mean_lengths)
+{
+    const char *path = write_temp("# a curve\ngamma\tmean_length\n2\t2.36\n4\t3.08\n7\t3.54\n");
+    double *en;
+    size_t n;
+    sd_error err;
+    ck_assert_int_eq(sd_cost_load_mean_lengths(path, &en, &n, &err), SD_OK);
+    unlink(path);
+    ck_assert_uint_eq(n, 7);
+    ck_assert(isnan(en[0]) && isnan(en[2]) && en[1] == 2.36 && en[3] == 3.08 && en[6] == 3.54);
+    sd_cost_params cp = sd_cost_defaults();
+    static const double gammas[] = { 2, 4, 7 };
+    sd_roofline_request rq = request(&cp, NAN, gammas, 3);
+    rq.mean_length = en, rq.nmean = n;
+    for (double b = 1; b <= 256; b *= 4) {
+        sd_roofline_point r;
+        sd_cost_roofline(&rq, b, 1024, &r);
+        double t1 = sd_cost_step_time(&TARGET, &H100, &cp, b, 1, 1024, NULL);
+        double td = sd_cost_step_time(&DRAFT, &H100, &cp, b, 1, 1024, NULL), best = 1, at = 0;
+        for (int i = 0; i < 3; i++) {
+            double g = gammas[i], f = en[(size_t)g - 1] / (g * td / t1 +
+                                      sd_cost_step_time(&TARGET, &H100, &cp, b, g + 1, 1024, NULL) / t1);
+            if (f > best)
+                best = f, at = g;
+        }
+        ck_assert_double_eq(r.gamma_opt, at);
+        ck_assert_rel(r.improvement_opt, best, 1e-12);
+        ck_assert(isnan(r.alpha));
+    }
+    rq.gammas = (const double[]){ 1, 3 }; /* not measured: nothing to gain */
+    rq.ngammas = 2;
+    sd_roofline_point r;
+    sd_cost_roofline(&rq, 1, 1024, &r);
+    ck_assert_double_eq(r.gamma_opt, 0);
+    free(en);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        { "gamma\tmean_length\n3\t4.5\n", ":2: mean_length: 4.5 is above gamma + 1 = 4" },
+        { "gamma\tmean_length\n3\t2\n3\t2\n", ":3: gamma: 3 is given twice" },
+        { "gamma\tmean_length\n", "no rows" },
+        { "gamma\tmean_length\n2\t0.5\n", ":2: mean_length: 0.5 is outside [1, 257]" },
+        { "gamma\tmean_length\n2.5\t2\n", ":2: gamma: 2.5 is" },
+        { "gamma\n2\n", "no 'mean_length' column" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        path = write_temp(bad[i].text);
+        en = (double *)(uintptr_t)0x5eed;
+        ck_assert_int_eq(sd_cost_load_mean_lengths(path, &en, &n, &err), SD_EINVAL);
+        ck_assert_msg(strstr(err.msg, bad[i].msg) != NULL, "[%s] lacks [%s]", err.msg, bad[i].msg);
+        ck_assert_ptr_eq(en, (double *)(uintptr_t)0x5eed);
+        unlink(path);
+    }
+}
+END_TEST
+
 Suite *cost_suite(void)
 {
     Suite *s = suite_create("cost");
@@ -641,6 +700,7 @@ Suite *cost_suite(void)
     tcase_add_test(tc, magicdec_window);
     tcase_add_test(tc, alpha_by_context_and_verify_tokens);
     tcase_add_test(tc, proposal_rate);
+    tcase_add_test(tc, mean_lengths);
     suite_add_tcase(s, tc);
     return s;
 }
