@@ -161,12 +161,14 @@ got=$?
 want=$(for f in published-steps published-speedups; do grep -v '^#' "$D/$f.tsv" | tail -n +2; done | wc -l)
 rows=$(grep -c '^| [DSVE][0-9]' "$T/out")
 short=$(awk '/^\| [DSVE][0-9]/ && gsub(/%[);]/, "&") < 2' "$T/out" | wc -l)
+# each gamma sweep (3 rows or more of one source, drafter and batch): its measured best and specdec's picks
+sweeps=$(grep -Ec '^\| [a-z0-9.-]+ [a-z0-9.-]+ batch [0-9]+ \| [0-9,]+ \| [0-9]+ \| [0-9]+ \| ([0-9]+|-) \|$' "$T/out")
 if [ "$got" -eq 0 ] && [ ! -s "$T/err" ] && [ "$rows" -eq "$want" ] && [ "$want" -ge 50 ] && [ "$short" -eq 0 ] &&
-   ! grep -q '| ms\|| x\|nan\|inf' "$T/out"; then
+   [ "$sweeps" -ge 2 ] && ! grep -q '| ms\|| x\|nan\|inf' "$T/out"; then
     pass=$((pass + 1))
 else
     fail=$((fail + 1))
-    echo "FAIL published.sh: exit $got, $rows rows of $want, $short without predictions, stderr '$(head -n 1 "$T/err")'"
+    echo "FAIL published.sh: exit $got, $rows rows of $want, $short without predictions, $sweeps gamma sweeps, stderr '$(head -n 1 "$T/err")'"
 fi
 
 # examples/serving-published.sh: one row per published measurement under load, each with specdec's
