@@ -70,9 +70,9 @@ static const struct {
     const char *op;
     double dense, experts; /* kernels per run, dense model and mixture of experts */
     int per_layer;         /* run once per layer (else once per pass) */
+    int head;              /* a drafter head's only (fuse > 0) */
 } KERNELS[] = {
     { .op = "embedding", .dense = 1, .experts = 1, .per_layer = 0 },
-    { .op = "fc", .dense = 1, .experts = 1, .per_layer = 0 },        /* a drafter head's feature fc (fuse > 0) */
     { .op = "qkv_proj", .dense = 2, .experts = 2, .per_layer = 1 },  /* QKV GEMM, rotary embedding */
     { .op = "attention", .dense = 2, .experts = 2, .per_layer = 1 }, /* cache write, attention */
     { .op = "out_proj", .dense = 1, .experts = 1, .per_layer = 1 },
@@ -80,15 +80,16 @@ static const struct {
     { .op = "mlp", .dense = 2, .experts = 3, .per_layer = 1 },       /* gate-up and down GEMMs (+ expert alignment) */
     { .op = "norm_act", .dense = 3, .experts = 3, .per_layer = 1 },  /* two fused add-RMSNorms, SiLU-and-multiply */
     { .op = "lm_head", .dense = 2, .experts = 2, .per_layer = 0 },   /* final RMSNorm, GEMM */
+    { .op = "fc", .dense = 1, .experts = 1, .per_layer = 0, .head = 1 }, /* a drafter head's feature fc (last) */
 };
+#define NKERNELS (sizeof KERNELS / sizeof KERNELS[0])
 
 double sd_cost_kernels(const sd_model_spec *m, const sd_cost_params *cp)
 {
-    int moe = m->experts > 1.0;
+    const int moe = m->experts > 1.0;
     double k = cp->tp > 1.0 ? 2.0 * m->layers : 0.0; /* one kernel per all-reduce */
-    for (size_t i = 0; i < sizeof KERNELS / sizeof KERNELS[0]; i++)
-        if (m->fuse > 0.0 || strcmp(KERNELS[i].op, "fc") != 0)
-            k += (moe ? KERNELS[i].experts : KERNELS[i].dense) * (KERNELS[i].per_layer ? m->layers : 1.0);
+    for (size_t i = 0; i < NKERNELS - (m->fuse > 0.0 ? 0 : 1); i++) /* a head's row last: only a head runs it */
+        k += (moe ? KERNELS[i].experts : KERNELS[i].dense) * (KERNELS[i].per_layer ? m->layers : 1.0);
     return k;
 }
 
@@ -291,6 +292,11 @@ static double verify_pass(const sd_roofline_request *rq, double batch, double co
                           int *compute_bound)
 {
     const double r = rate(rq);
+    if (r >= 1.0) { /* every sequence drafts: one group */
+        if (tokens != NULL)
+            *tokens = batch * tv;
+        return sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, tv, context, compute_bound);
+    }
     const sd_cost_group g[2] = { { .sequences = batch * r, .tokens = tv, .context = context, .logits = tv },
                                  { .sequences = batch * (1.0 - r), .tokens = 1.0, .context = context, .logits = 1.0 } };
     if (tokens != NULL)
