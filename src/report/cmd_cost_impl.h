@@ -34,10 +34,12 @@ typedef struct {
 sd_status sd_cmd_cost_params(const sd_command_args *a, int etas, sd_cost_params *cp, sd_error *err);
 /* The presets from the request's data folder, or --models-file and --hardware-file where the command takes them. */
 sd_status sd_cmd_cost_presets(const sd_command_args *a, sd_presets *p, sd_error *err);
-/* *rq for --target, --draft (a preset, 'same' or 'ngram'), --hardware, each
- * checked against the hardware, from the presets p, with the cost terms of
- * each model (--calibration must hold the target's fit) and --draft-kv-window;
- * *c what they came from, to free with sd_cmd_costs_free (nothing on failure). */
+/* *rq for --target, --draft (a preset, 'same', 'ngram' or a drafter head
+ * built from the target), --hardware, each checked against the hardware,
+ * from the presets p, with the cost terms of each model (--calibration must
+ * hold the target's fit), --draft-kv-window and --engine's loop; *c what
+ * they came from, to free with sd_cmd_costs_free (nothing on failure).
+ * rq->draft may point at c->drafter: keep *c where it is while rq is used. */
 sd_status sd_cmd_cost_request(const sd_command_args *a, const sd_presets *p, sd_roofline_request *rq, sd_cmd_costs *c,
                               sd_error *err);
 /* The notes naming the fits the terms came from and, when band is 1, what
