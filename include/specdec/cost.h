@@ -262,6 +262,11 @@ SD_API void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, 
 SD_API void sd_cost_iteration_ratios(const sd_roofline_request *rq, double batch, double context, double gamma,
                                      double en, double *c_effective, double *verify_cost_ratio);
 
+/* E(N) at draft length gamma as sd_cost_roofline takes it: measured
+ * (mean_length; NaN where not measured), the product form over acc, or eq.
+ * (4) at the acceptance at context S. */
+SD_API double sd_cost_expected_tokens(const sd_roofline_request *rq, double context, double gamma);
+
 /* T_0: the plain decoding step a speed-up is held against, t_T(B, 1, S) +
  * B h (loop.h). */
 SD_API double sd_cost_plain_time(const sd_roofline_request *rq, double batch, double context);

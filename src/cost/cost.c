@@ -304,41 +304,43 @@ static double verify_pass(const sd_roofline_request *rq, double batch, double co
     return sd_cost_groups_time(rq->target, rq->hardware, &rq->params, g, 2, compute_bound);
 }
 
-/* T_g less its draft steps (loop.h): the verify pass with its premium, the iteration's own time,
- * the host's and the catch-up pass, at draft length g with en tokens an iteration; td is t_D(B, 1,
- * S_d).  Every loop term 0: exactly t_T(B, T_v, S). */
-static double verify_part(const sd_roofline_request *rq, double batch, double context, double g, double en,
-                          double td, int *compute_bound)
+/* T_g's parts at draft length g with en tokens an iteration, td = t_D(B, 1, S_d) (loop.h):
+ * every field of *out but plain and total. */
+static void loop_parts(const sd_roofline_request *rq, double batch, double context, double g, double en, double td,
+                       sd_cost_iteration *out, int *compute_bound)
 {
     const sd_loop_params *lp = &rq->loop;
-    double tokens, t = verify_pass(rq, batch, context, verify_tokens(rq, g), &tokens, compute_bound);
-    double catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en,
-                                                       draft_context(rq, context), NULL) - td
-                                   : 0.0;
-    return t * (1.0 + lp->verify_premium) + lp->iteration + tokens * lp->iteration_token + batch * lp->host_seq +
-           catch_up;
-}
-
-void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double context, double gamma, double en,
-                            sd_cost_iteration *out)
-{
-    const sd_loop_params *lp = &rq->loop;
-    double sd = draft_context(rq, context), tokens;
-    double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, sd, NULL);
-    double verify = verify_pass(rq, batch, context, verify_tokens(rq, gamma), &tokens, NULL);
+    double tokens, verify = verify_pass(rq, batch, context, verify_tokens(rq, g), &tokens, compute_bound);
     *out = (sd_cost_iteration){
-        .plain = sd_cost_step_time(rq->target, rq->hardware, &rq->params, batch, 1.0, context, NULL) +
-                 batch * lp->host_seq,
-        .draft = gamma * td,
-        .draft_loop = gamma * (lp->draft_step + batch * lp->draft_step_seq),
-        .catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en, sd, NULL) -
-                                       td
+        .draft = g * td,
+        .draft_loop = g * (lp->draft_step + batch * lp->draft_step_seq),
+        .catch_up = lp->catch_up ? sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, en,
+                                                     draft_context(rq, context), NULL) - td
                                  : 0.0,
         .verify = verify,
         .verify_premium = verify * lp->verify_premium,
         .iteration = lp->iteration + tokens * lp->iteration_token,
         .host = batch * lp->host_seq,
     };
+}
+
+/* T_g less its draft steps: the verify pass with its premium, the iteration's own time, the
+ * host's and the catch-up pass.  Every loop term 0: exactly t_T(B, T_v, S) (each part 0). */
+static double verify_part(const sd_roofline_request *rq, double batch, double context, double g, double en,
+                          double td, int *compute_bound)
+{
+    sd_cost_iteration p;
+    loop_parts(rq, batch, context, g, en, td, &p, compute_bound);
+    return p.verify + p.verify_premium + p.iteration + p.host + p.catch_up;
+}
+
+void sd_cost_iteration_time(const sd_roofline_request *rq, double batch, double context, double gamma, double en,
+                            sd_cost_iteration *out)
+{
+    double td = sd_cost_step_time(rq->draft, rq->hardware, &rq->draft_params, batch, 1.0, draft_context(rq, context),
+                                  NULL);
+    loop_parts(rq, batch, context, gamma, en, td, out, NULL);
+    out->plain = sd_cost_plain_time(rq, batch, context);
     out->total = out->draft + out->draft_loop + out->catch_up + out->verify + out->verify_premium + out->iteration +
                  out->host;
 }
@@ -508,6 +510,11 @@ sd_status sd_cost_load_mean_lengths(const char *path, double **mean_length, size
     *mean_length = en;
     *n = top;
     return SD_OK;
+}
+
+double sd_cost_expected_tokens(const sd_roofline_request *rq, double context, double gamma)
+{
+    return expected_tokens(rq, sd_cost_alpha_at(rq, context), gamma);
 }
 
 double sd_cost_plain_time(const sd_roofline_request *rq, double batch, double context)

@@ -44,9 +44,10 @@ static sd_status drafter_of(const char *param, const char *method, const char *m
                               method, len > 40 ? "..." : "");
     if (strcmp(method, "ngram") == 0 || strcmp(method, "ngram_gpu") == 0 || strcmp(method, "suffix") == 0)
         d = "ngram";
-    else if (strcmp(method, "eagle") == 0 || strcmp(method, "eagle3") == 0)
-        d = method;
-    else if (len >= 3 && strcmp(method + len - 3, "mtp") == 0)
+    for (const char *const *k = sd_presets_drafter_names(); d == NULL && *k != NULL; k++)
+        if (strcmp(method, *k) == 0) /* eagle, eagle3, mtp: the heads' own names */
+            d = *k;
+    if (d == NULL && len >= 3 && strcmp(method + len - 3, "mtp") == 0) /* deepseek_mtp, qwen3_next_mtp, ... */
         d = "mtp";
     for (size_t i = 0; d == NULL && UNPRICED[i] != NULL; i++)
         if (strcmp(method, UNPRICED[i]) == 0)

@@ -163,11 +163,17 @@ sd_status sd_cmd_cost_request_for(const sd_command_args *a, const sd_presets *p,
 }
 
 /* One fit named: "cost-defaults.tsv's fit for hopper (45 rows, leave-one-out median error 7%, worst 40%)". */
+/* The file named by option, else the shipped one: its name alone (where it lies is the user's). */
+static const char *file_name(const sd_command_args *a, const char *option, const char *shipped)
+{
+    const char *file = sd_command_args_given(a, option) ? sd_command_args_value(a, option) : shipped;
+    const char *slash = strrchr(file, '/');
+    return slash != NULL ? slash + 1 : file;
+}
+
 static void fit_text(const sd_command_args *a, const sd_calibration *f, char *buf, size_t size)
 {
-    const char *file = sd_command_args_given(a, "--calibration") ? sd_command_args_value(a, "--calibration") : "cost-defaults.tsv";
-    const char *slash = strrchr(file, '/');
-    file = slash != NULL ? slash + 1 : file; /* the file's name: where it lies is the user's */
+    const char *file = file_name(a, "--calibration", "cost-defaults.tsv");
     char who[160];
     if (strcmp(f->model, "*") != 0)
         snprintf(who, sizeof who, "%s on %s", f->model, f->hardware);
@@ -184,16 +190,13 @@ static sd_status loop_note(const sd_command_args *a, const sd_cmd_costs *c, cons
     const sd_loop_profile *f = c->profile;
     if (f == NULL)
         return SD_OK;
-    const char *file = sd_command_args_given(a, "--engine-profiles") ? sd_command_args_value(a, "--engine-profiles")
-                                                                     : "engine-profiles.tsv";
-    const char *slash = strrchr(file, '/');
     const sd_loop_params *p = &f->p;
     const char *drafter = sd_loop_drafter_of(rq->target, rq->draft);
     return sd_table_note(t, err, "loop time: %s's profile %s %s (%s, source %s): draft step %.3g ms + %.3g "
                          "us a sequence, iteration %.3g ms + %.3g us a verified token, host %.3g us a sequence a "
                          "step, verify premium %.3g%%, catch-up pass %s; priors from public measurements, not fitted.",
                          f->engine, strcmp(f->drafter, "*") == 0 ? "for every drafter kind, here" : "for drafter kind", drafter,
-                         slash != NULL ? slash + 1 : file, f->source, 1e3 * p->draft_step, 1e6 * p->draft_step_seq,
+                         file_name(a, "--engine-profiles", "engine-profiles.tsv"), f->source, 1e3 * p->draft_step, 1e6 * p->draft_step_seq,
                          1e3 * p->iteration, 1e6 * p->iteration_token, 1e6 * p->host_seq, 100 * p->verify_premium,
                          p->catch_up ? "on" : "off");
 }

@@ -99,13 +99,13 @@ static sd_status read_mean_lengths(const sd_command_args *a, setting *s, sd_list
             if (gammas->v[i] > (double)rq->nmean || isnan(rq->mean_length[(size_t)gammas->v[i] - 1]))
                 return sd_status_fail(err, SD_EINVAL, "--gamma: %.17g has no row in %s; its mean length is not "
                                       "measured", gammas->v[i], path);
-    } else {
-        char list[1200] = "";
+    } else { /* the measured gammas, at least one (sd_cost_load_mean_lengths) */
+        if ((gammas->v = malloc(rq->nmean * sizeof *gammas->v)) == NULL)
+            return sd_status_fail(err, SD_ENOMEM, "out of memory");
+        gammas->n = 0;
         for (size_t g = 1; g <= rq->nmean; g++)
             if (!isnan(rq->mean_length[g - 1]))
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%zu", list[0] ? "," : "", g);
-        if ((st = sd_parse_list(list, &RGAMMA, gammas, err)) != SD_OK)
-            return st;
+                gammas->v[gammas->n++] = (double)g;
     }
     rq->gammas = gammas->v;
     rq->ngammas = gammas->n;

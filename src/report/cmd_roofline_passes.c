@@ -90,10 +90,7 @@ static sd_status loop_rows(const sd_roofline_request *rq, double batch, double c
     if (sd_loop_is_none(l))
         return SD_OK;
     double g = rq->verify_tokens > 1 ? rq->verify_tokens - 1 : rq->ngammas > 0 ? rq->gammas[0] : 1;
-    double en = rq->acc != NULL ? sd_theory_expected_tokens_vec(rq->acc, g <= (double)rq->nacc ? (size_t)g : rq->nacc)
-                                : sd_theory_expected_tokens(sd_cost_alpha_at(rq, ctx), g);
-    if (rq->mean_length != NULL) /* as measured at g, when it was */
-        en = g <= (double)rq->nmean ? rq->mean_length[(size_t)g - 1] : NAN;
+    double en = sd_cost_expected_tokens(rq, ctx, g);
     if (!(en >= 1.0)) /* no acceptance given: the catch-up pass at its most, every draft accepted */
         en = g + 1;
     sd_cost_iteration it;

@@ -45,6 +45,9 @@ START_TEST(methods)
         { "{\"method\": \"medusa\"}", "--speculative-config: method: specdec does not price medusa drafters" },
         { "{\"method\": \"lookahead\"}", "--speculative-config: method: unknown method 'lookahead'" },
         { "{\"method\": \"Deepseek_MTP\"}", "--speculative-config: method: unknown method 'Deepseek_MTP'" },
+        /* the fuzzer's find (crashes/specconfig-long-method): a name past 63 bytes ending in "mtp" was cut into a known one */
+        { "{\"method\": \"nffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffmtp\"}",
+          "--speculative-config: method: unknown method 'nfffffffffffffffffffffffffffffffffffffff...'" },
         { "{\"method\": \"draft_model\"}", "--speculative-config: method draft_model needs the member model" },
         { "{\"model\": \"Qwen/Qwen3-0.6B\"}", "--speculative-config: model: 'Qwen/Qwen3-0.6B' is no preset" },
         { "{\"model\": \"llama-3.2-1bx\"}", "--speculative-config: model: 'llama-3.2-1bx' is no preset" },
